@@ -1,0 +1,126 @@
+package io.tidemark.store;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.zip.CRC32C;
+
+/**
+ * Small binary files written atomically: {@code name.tmp} is written, fsynced, renamed over {@code name}, and
+ * the directory is fsynced, so a reader sees the old or the new version and never a torn one. Every payload ends
+ * with a CRC32C of the bytes before it, so a file damaged some other way is detected, not trusted.
+ * <pre>
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                     Magic (identifies the kind)               |  0
+ *  +---------------------------------------------------------------+
+ *  |                         Version (1)                           |  4
+ *  +---------------------------------------------------------------+
+ *  |                       Fields of the kind                     ...  8
+ *  +---------------------------------------------------------------+
+ *  |                CRC32C of all preceding bytes                  |  length - 4
+ *  +---------------------------------------------------------------+
+ * </pre>
+ * Thread-safe: every operation is self-contained; concurrent writers of the same file must be serialized by the
+ * caller.
+ */
+final class CheckpointFile
+{
+    static final int MAGIC_OFFSET = 0;
+    static final int VERSION_OFFSET = 4;
+    static final int FIELDS_OFFSET = 8;
+    static final int VERSION = 1;
+    static final String TMP_SUFFIX = ".tmp";
+
+    /** Outcome of reading a checkpoint file. */
+    enum Status
+    {
+        /** Read and verified. */
+        OK,
+        /** The file does not exist. */
+        MISSING,
+        /** Wrong length, magic, version or CRC: the content is not trusted. */
+        CORRUPT
+    }
+
+    private CheckpointFile()
+    {
+    }
+
+    /**
+     * @param magic      the kind of file.
+     * @param fieldBytes length of the kind's fields.
+     * @return a little-endian buffer with magic and version written, positioned at the fields.
+     */
+    static ByteBuffer allocate(final int magic, final int fieldBytes)
+    {
+        final ByteBuffer buffer = ByteBuffer.allocate(FIELDS_OFFSET + fieldBytes + 4).order(ByteOrder.LITTLE_ENDIAN);
+        buffer.putInt(MAGIC_OFFSET, magic).putInt(VERSION_OFFSET, VERSION);
+        return buffer;
+    }
+
+    /**
+     * Seal the buffer with its CRC and write it atomically.
+     */
+    static void write(final Path file, final ByteBuffer content, final FileSync sync) throws IOException
+    {
+        final int crcOffset = content.capacity() - 4;
+        final CRC32C crc = new CRC32C();
+        crc.update(content.array(), 0, crcOffset);
+        content.putInt(crcOffset, (int)crc.getValue());
+
+        final Path tmp = file.resolveSibling(file.getFileName() + TMP_SUFFIX);
+        try (FileChannel channel = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
+            StandardOpenOption.TRUNCATE_EXISTING))
+        {
+            final ByteBuffer src = ByteBuffer.wrap(content.array());
+            while (src.hasRemaining())
+            {
+                channel.write(src);
+            }
+            sync.force(channel, true);
+        }
+        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        sync.forceDirectory(file.toAbsolutePath().getParent());
+    }
+
+    /**
+     * Read and verify a file of the given kind into {@code into} (whose capacity is the expected length).
+     *
+     * @return whether it was read, missing, or corrupt.
+     */
+    static Status read(final Path file, final int magic, final ByteBuffer into) throws IOException
+    {
+        final byte[] bytes;
+        try
+        {
+            bytes = Files.readAllBytes(file);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return Status.MISSING;
+        }
+        if (bytes.length != into.capacity())
+        {
+            return Status.CORRUPT;
+        }
+        into.clear();
+        into.put(bytes).clear();
+        final int crcOffset = bytes.length - 4;
+        final CRC32C crc = new CRC32C();
+        crc.update(bytes, 0, crcOffset);
+        if (into.getInt(MAGIC_OFFSET) != magic || into.getInt(VERSION_OFFSET) != VERSION ||
+            into.getInt(crcOffset) != (int)crc.getValue())
+        {
+            return Status.CORRUPT;
+        }
+        return Status.OK;
+    }
+}

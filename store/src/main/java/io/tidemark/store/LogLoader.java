@@ -1,0 +1,609 @@
+package io.tidemark.store;
+
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeMap;
+import java.util.stream.Stream;
+
+/**
+ * Opens the segments of a log directory and, after an unclean shutdown, recovers them. The algorithm, top to
+ * bottom:
+ * <ol>
+ *   <li>Delete leftovers: {@code *.tmp} checkpoints, unused spare segments, index files without a log file.
+ *       A file that looks like a segment but is not named by 20 digits is an error.</li>
+ *   <li>Read the checkpoint (recovery point, log start offset). Missing or corrupt: trust nothing, recover from
+ *       the first segment.</li>
+ *   <li>Delete segments wholly below the log start offset.</li>
+ *   <li>Segments below the one holding the recovery point (all of them after a clean shutdown) are trusted:
+ *       their indexes are sanity-checked (and rebuilt if they fail) and only their tail after the last index
+ *       entry is walked, to find the end offset.</li>
+ *   <li>From the segment holding the recovery point on, every batch is re-validated: length, magic, record
+ *       structure, CRC32C, offset continuity, non-decreasing leader epoch. Batches wholly below the recovery point
+ *       are flushed data and are kept even if damaged (a read of a damaged one fails with CORRUPT_BATCH). At the
+ *       first invalid batch at or above the recovery point the log is truncated and every later segment deleted.
+ *       The indexes of these segments are rebuilt.</li>
+ * </ol>
+ * Single use, on the opening thread.
+ */
+final class LogLoader
+{
+    static final String SPARE_SUFFIX = ".spare";
+
+    private final LogContext ctx;
+    private final Path dir;
+    private final FileSync sync;
+    private final int maxIndexEntries;
+    private final Crc32c crc = new Crc32c();
+    private final List<String> notes = new ArrayList<>();
+    private final System.Logger logger = System.getLogger(Log.class.getName());
+
+    private int segmentsRecovered;
+    private long batchesScanned;
+    private long recordsScanned;
+    private long bytesScanned;
+    private long bytesTruncated;
+    private int segmentsDeleted;
+    private int indexesRebuilt;
+    private boolean modified;
+
+    /** The outcome of a load. */
+    static final class Loaded
+    {
+        final List<Segment> segments;
+        final long logStartOffset;
+        final long recoveryPoint;
+        final int lastLeaderEpoch;
+        final boolean recovered;
+        final RecoveryReport report;
+
+        Loaded(
+            final List<Segment> segments,
+            final long logStartOffset,
+            final long recoveryPoint,
+            final int lastLeaderEpoch,
+            final boolean recovered,
+            final RecoveryReport report)
+        {
+            this.segments = segments;
+            this.logStartOffset = logStartOffset;
+            this.recoveryPoint = recoveryPoint;
+            this.lastLeaderEpoch = lastLeaderEpoch;
+            this.recovered = recovered;
+            this.report = report;
+        }
+    }
+
+    LogLoader(final LogContext ctx)
+    {
+        this.ctx = ctx;
+        this.dir = ctx.logDir();
+        this.sync = ctx.fileSync();
+        this.maxIndexEntries = maxIndexEntries(ctx);
+    }
+
+    static int maxIndexEntries(final LogContext ctx)
+    {
+        final long bySegment = ctx.indexIntervalBytes() == 0 ?
+            ctx.segmentBytes() / RecordBatchDescriptor.HEADER_LENGTH + 2 :
+            (long)ctx.segmentBytes() / ctx.indexIntervalBytes() + 2;
+        final long byFile = ctx.segmentIndexBytes() / TimeIndex.ENTRY_LENGTH;
+        return (int)Math.max(4, Math.min(bySegment, byFile));
+    }
+
+    Loaded load(final boolean cleanShutdown, final LogCheckpoint checkpoint) throws IOException
+    {
+        final long startNs = System.nanoTime();
+        deleteLeftovers();
+        final TreeMap<Long, SegmentFiles> found = listSegments();
+        final CheckpointFile.Status checkpointStatus = checkpoint.read();
+        boolean clean = cleanShutdown;
+        long recoveryPoint = checkpoint.recoveryPoint();
+        long logStart = checkpoint.logStartOffset();
+        if (checkpointStatus != CheckpointFile.Status.OK)
+        {
+            if (!found.isEmpty())
+            {
+                note("checkpoint " + checkpointStatus + ": recovering every segment from the first");
+            }
+            clean = false;
+        }
+
+        final List<Segment> segments = new ArrayList<>();
+        if (found.isEmpty())
+        {
+            final long base = Math.max(0, logStart);
+            segments.add(Segment.openActive(new SegmentFiles(dir, base), ctx.segmentBytes(), 0, maxIndexEntries,
+                0, 0, true));
+            modified = true;
+            return finish(segments, base, base, RecordBatchDescriptor.NO_LEADER_EPOCH, clean, checkpointStatus,
+                Math.max(0, recoveryPoint), startNs);
+        }
+
+        final List<SegmentFiles> files = new ArrayList<>(found.values());
+        if (logStart < 0)
+        {
+            logStart = files.get(0).baseOffset();
+        }
+        while (files.size() > 1 && files.get(1).baseOffset() <= logStart)
+        {
+            deleteSegmentFiles(files.remove(0), "wholly below the log start offset " + logStart);
+        }
+        logStart = Math.max(logStart, files.get(0).baseOffset());
+        if (recoveryPoint < 0)
+        {
+            recoveryPoint = files.get(0).baseOffset();
+        }
+
+        int recoverFrom = files.size();
+        if (!clean)
+        {
+            recoverFrom = 0;
+            for (int i = 0; i < files.size(); i++)
+            {
+                if (files.get(i).baseOffset() <= recoveryPoint)
+                {
+                    recoverFrom = i;
+                }
+            }
+        }
+
+        int lastEpoch = RecordBatchDescriptor.NO_LEADER_EPOCH;
+        long previousEnd = -1;
+        try
+        {
+            for (int i = 0; i < files.size(); i++)
+            {
+                final SegmentFiles segmentFiles = files.get(i);
+                final boolean last = i == files.size() - 1;
+                if (previousEnd >= 0 && segmentFiles.baseOffset() != previousEnd)
+                {
+                    if (i <= recoverFrom)
+                    {
+                        throw new StorageException(StorageErrorCode.CORRUPT_LOG, "offsets [" + previousEnd + ", " +
+                            segmentFiles.baseOffset() + ") below the recovery point " + recoveryPoint +
+                            " are missing: no segment file holds them");
+                    }
+                    note("gap in offsets [" + previousEnd + ", " + segmentFiles.baseOffset() +
+                        ") above the recovery point: truncating the log at " + previousEnd);
+                    deleteFrom(files, i);
+                    break;
+                }
+                Segment segment = null;
+                if (i < recoverFrom)
+                {
+                    final long nextBase = last ? -1 : files.get(i + 1).baseOffset();
+                    segment = last ? loadTrustedActive(segmentFiles) : loadTrustedSealed(segmentFiles, nextBase);
+                }
+                if (null == segment)
+                {
+                    final Recovered recovered = recover(segmentFiles, last, recoveryPoint, lastEpoch);
+                    segment = recovered.segment;
+                    if (recovered.truncated && !last)
+                    {
+                        deleteFrom(files, i + 1);
+                        segments.add(segment);
+                        lastEpoch = segment.isEmpty() ? lastEpoch : segment.lastBatchEpoch();
+                        break;
+                    }
+                }
+                segments.add(segment);
+                if (!segment.isEmpty())
+                {
+                    lastEpoch = segment.lastBatchEpoch();
+                }
+                previousEnd = segment.endOffset();
+            }
+            final Segment tail = segments.get(segments.size() - 1);
+            if (tail.isSealed())
+            {
+                // The last segment was loaded as sealed (a trusted one followed by deleted ones): reopen it for appends.
+                segments.set(segments.size() - 1, reopenActive(tail));
+            }
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            for (final Segment segment : segments)
+            {
+                segment.close();
+            }
+            throw ex;
+        }
+
+        final long logEnd = segments.get(segments.size() - 1).endOffset();
+        if (logStart > logEnd)
+        {
+            note("log start offset " + logStart + " is above the log end offset " + logEnd + "; lowered to it");
+            logStart = logEnd;
+        }
+        return finish(segments, logStart, clean ? logEnd : Math.min(recoveryPoint, logEnd), lastEpoch, clean,
+            checkpointStatus, recoveryPoint, startNs);
+    }
+
+    private Loaded finish(
+        final List<Segment> segments,
+        final long logStart,
+        final long recoveryPoint,
+        final int lastEpoch,
+        final boolean clean,
+        final CheckpointFile.Status checkpointStatus,
+        final long reportedRecoveryPoint,
+        final long startNs)
+    {
+        final long logEnd = segments.get(segments.size() - 1).endOffset();
+        final RecoveryReport report = new RecoveryReport(
+            clean, checkpointStatus.name(), reportedRecoveryPoint, segments.size(), segmentsRecovered,
+            batchesScanned, recordsScanned, bytesScanned, bytesTruncated, segmentsDeleted, indexesRebuilt,
+            logStart, logEnd, System.nanoTime() - startNs, List.copyOf(notes));
+        return new Loaded(segments, logStart, recoveryPoint, lastEpoch, modified || !clean, report);
+    }
+
+    private void note(final String message)
+    {
+        notes.add(message);
+        logger.log(System.Logger.Level.WARNING, dir + ": " + message);
+    }
+
+    private void deleteLeftovers() throws IOException
+    {
+        try (Stream<Path> list = Files.list(dir))
+        {
+            for (final Path path : (Iterable<Path>)list::iterator)
+            {
+                final String name = path.getFileName().toString();
+                if (name.endsWith(CheckpointFile.TMP_SUFFIX) || name.endsWith(SPARE_SUFFIX))
+                {
+                    Files.deleteIfExists(path);
+                }
+            }
+        }
+    }
+
+    private TreeMap<Long, SegmentFiles> listSegments() throws IOException
+    {
+        final TreeMap<Long, SegmentFiles> logs = new TreeMap<>();
+        final List<Path> indexes = new ArrayList<>();
+        try (Stream<Path> list = Files.list(dir))
+        {
+            for (final Path path : (Iterable<Path>)list::iterator)
+            {
+                final String name = path.getFileName().toString();
+                final String suffix = name.endsWith(SegmentFiles.LOG_SUFFIX) ? SegmentFiles.LOG_SUFFIX :
+                    name.endsWith(SegmentFiles.INDEX_SUFFIX) ? SegmentFiles.INDEX_SUFFIX :
+                    name.endsWith(SegmentFiles.TIME_INDEX_SUFFIX) ? SegmentFiles.TIME_INDEX_SUFFIX : null;
+                if (null == suffix)
+                {
+                    continue;
+                }
+                final long base = SegmentFiles.parseBaseOffset(name.substring(0, name.length() - suffix.length()));
+                if (base < 0)
+                {
+                    throw new StorageException(StorageErrorCode.CORRUPT_LOG, "unexpected file " + path +
+                        ": segment files must be named by 20 decimal digits (move it out of the log directory)");
+                }
+                if (!Files.isRegularFile(path))
+                {
+                    throw new StorageException(StorageErrorCode.CORRUPT_LOG, path + " is not a regular file");
+                }
+                if (suffix.equals(SegmentFiles.LOG_SUFFIX))
+                {
+                    logs.put(base, new SegmentFiles(dir, base));
+                }
+                else
+                {
+                    indexes.add(path);
+                }
+            }
+        }
+        for (final Path index : indexes)
+        {
+            final String name = index.getFileName().toString();
+            final long base = SegmentFiles.parseBaseOffset(name.substring(0, name.indexOf('.')));
+            if (!logs.containsKey(base))
+            {
+                note("deleted index file without its log file: " + name);
+                Files.delete(index);
+                modified = true;
+            }
+        }
+        return logs;
+    }
+
+    private Segment loadTrustedSealed(final SegmentFiles files, final long nextBase) throws IOException
+    {
+        Segment segment = Segment.openSealed(files, maxIndexEntries, false);
+        final String problem = checkIndexes(segment, nextBase);
+        final int end;
+        if (null != problem)
+        {
+            note("segment " + files.baseOffset() + ": index rebuilt (" + problem + ")");
+            segment.close();
+            segment = Segment.openSealed(files, maxIndexEntries, true);
+            end = segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc);
+            segment.trimIndexes(sync);
+            indexesRebuilt++;
+            modified = true;
+        }
+        else
+        {
+            end = replayTrustedTail(segment);
+        }
+        int size = segment.size();
+        if (end < size && lastNonZero(segment.buffer(), end, size) == end)
+        {
+            size = end; // a zero tail the trim did not remove
+        }
+        if (segment.damagedBatches() > 0 || end < size || segment.endOffset() != nextBase)
+        {
+            note("segment " + files.baseOffset() + " (below the recovery point): damaged batch(es) kept in " +
+                "place; reading them fails with CORRUPT_BATCH");
+        }
+        segment.resetState(size, nextBase, segment.maxTimestamp(), 0);
+        return segment;
+    }
+
+    private Segment loadTrustedActive(final SegmentFiles files) throws IOException
+    {
+        final long dataSize = Files.size(files.log());
+        if (dataSize > Integer.MAX_VALUE)
+        {
+            throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " is too large: " + dataSize);
+        }
+        final int offsetEntries = trustedEntries(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH);
+        final int timeEntries = trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH);
+        final boolean rebuild = offsetEntries < 0 || timeEntries < 0;
+        final Segment segment = Segment.openActive(files, ctx.segmentBytes(), (int)dataSize, maxIndexEntries,
+            Math.max(offsetEntries, 0), Math.max(timeEntries, 0), true);
+        final String problem = rebuild ? "missing or not whole entries" : checkIndexes(segment, -1);
+        int end;
+        if (null != problem)
+        {
+            note("segment " + files.baseOffset() + ": index rebuilt (" + problem + ")");
+            segment.offsetIndex().file().truncateEntries(0);
+            segment.timeIndex().file().truncateEntries(0);
+            segment.resetState((int)dataSize, files.baseOffset(), Long.MIN_VALUE, 0);
+            end = segment.replay(0, (int)dataSize, ctx.indexIntervalBytes(), true, crc);
+            indexesRebuilt++;
+        }
+        else
+        {
+            end = replayTrustedTail(segment);
+        }
+        if (end != dataSize || segment.damagedBatches() > 0)
+        {
+            note("segment " + files.baseOffset() + ": damaged batch in the last segment; re-validating it");
+            segment.close();
+            return null;
+        }
+        segment.resetState(end, segment.endOffset(), segment.maxTimestamp(), segmentBytesSinceIndex(segment));
+        return segment;
+    }
+
+    private static int segmentBytesSinceIndex(final Segment segment)
+    {
+        final int entries = segment.offsetIndex().entries();
+        final int from = entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1);
+        return segment.size() - from;
+    }
+
+    private int replayTrustedTail(final Segment segment)
+    {
+        segment.startTrustedReplay();
+        final int entries = segment.offsetIndex().entries();
+        final int from = entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1);
+        return segment.replay(from, segment.size(), ctx.indexIntervalBytes(), false, crc);
+    }
+
+    private static int trustedEntries(final Path index, final int entryLength) throws IOException
+    {
+        if (!Files.exists(index))
+        {
+            return -1;
+        }
+        final long size = Files.size(index);
+        return size % entryLength == 0 && size / entryLength < Integer.MAX_VALUE ? (int)(size / entryLength) : -1;
+    }
+
+    private static String checkIndexes(final Segment segment, final long endOffset)
+    {
+        final String offsetProblem = segment.offsetIndex().check(segment.size());
+        if (null != offsetProblem)
+        {
+            return "offset index: " + offsetProblem;
+        }
+        return segment.timeIndex().check(endOffset < 0 ? Long.MAX_VALUE : endOffset);
+    }
+
+    /** A segment re-validated batch by batch. */
+    private static final class Recovered
+    {
+        final Segment segment;
+        final boolean truncated;
+
+        Recovered(final Segment segment, final boolean truncated)
+        {
+            this.segment = segment;
+            this.truncated = truncated;
+        }
+    }
+
+    private Recovered recover(
+        final SegmentFiles files, final boolean last, final long recoveryPoint, final int epochBefore)
+        throws IOException
+    {
+        segmentsRecovered++;
+        modified = true;
+        final long fileLength = Files.size(files.log());
+        if (fileLength > Integer.MAX_VALUE)
+        {
+            throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " is too large: " + fileLength);
+        }
+        final int length = (int)fileLength;
+        int validEnd;
+        int dataEnd;
+        String reason = null;
+        try (RandomAccessFile file = new RandomAccessFile(files.log().toFile(), "r"))
+        {
+            final MappedByteBuffer mapping = file.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, length);
+            try
+            {
+                final UnsafeBuffer buffer = new UnsafeBuffer(mapping);
+                long expected = files.baseOffset();
+                int epoch = epochBefore;
+                int position = 0;
+                while (position < length)
+                {
+                    final boolean belowRecoveryPoint = expected < recoveryPoint;
+                    final int status = RecordBatch.validate(buffer, position, length - position, Integer.MAX_VALUE,
+                        belowRecoveryPoint ? null : crc);
+                    final long base = status == RecordBatch.VALID ?
+                        buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1;
+                    final int batchEpoch = status == RecordBatch.VALID ?
+                        buffer.getInt(position + RecordBatchDescriptor.LEADER_EPOCH_OFFSET) : 0;
+                    if (status == RecordBatch.VALID && base == expected && (belowRecoveryPoint || batchEpoch >= epoch))
+                    {
+                        final int batchLength = buffer.getInt(position);
+                        batchesScanned++;
+                        recordsScanned += buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+                        bytesScanned += batchLength;
+                        expected = base + buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+                        epoch = Math.max(epoch, batchEpoch);
+                        position += Math.min(RecordBatchDescriptor.frameLength(batchLength), length - position);
+                        continue;
+                    }
+                    if (belowRecoveryPoint && status != RecordBatch.INCOMPLETE)
+                    {
+                        final int next = Segment.resync(buffer, position + 8, length, crc);
+                        if (next >= 0 && buffer.getLong(next + RecordBatchDescriptor.BASE_OFFSET_OFFSET) > expected &&
+                            buffer.getLong(next + RecordBatchDescriptor.BASE_OFFSET_OFFSET) <= recoveryPoint)
+                        {
+                            note("segment " + files.baseOffset() + ": damaged batch at position " + position +
+                                " below the recovery point kept in place; reading it fails with CORRUPT_BATCH");
+                            expected = buffer.getLong(next + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+                            position = next;
+                            continue;
+                        }
+                    }
+                    reason = describeStop(status, base, expected, batchEpoch, epoch);
+                    break;
+                }
+                validEnd = position;
+                dataEnd = lastNonZero(buffer, validEnd, length);
+            }
+            finally
+            {
+                IoUtil.unmap(mapping);
+            }
+        }
+
+        final boolean truncated = dataEnd > validEnd;
+        if (truncated)
+        {
+            bytesTruncated += dataEnd - validEnd;
+            note("segment " + files.baseOffset() + ": truncated at position " + validEnd + " (" + reason + "), " +
+                (dataEnd - validEnd) + " bytes dropped");
+        }
+        indexesRebuilt++;
+        final Segment segment;
+        if (last || truncated)
+        {
+            segment = Segment.openActive(files, ctx.segmentBytes(), validEnd, maxIndexEntries, 0, 0, true);
+            segment.resetState(validEnd, files.baseOffset(), Long.MIN_VALUE, 0);
+            segment.replay(0, validEnd, ctx.indexIntervalBytes(), true, crc);
+        }
+        else
+        {
+            try (RandomAccessFile file = new RandomAccessFile(files.log().toFile(), "rw"))
+            {
+                if (file.length() != validEnd)
+                {
+                    file.setLength(validEnd);
+                    sync.force(file.getChannel(), true);
+                }
+            }
+            segment = Segment.openSealed(files, maxIndexEntries, true);
+            segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc);
+            segment.trimIndexes(sync);
+        }
+        return new Recovered(segment, truncated);
+    }
+
+    private static String describeStop(
+        final int status, final long base, final long expected, final int batchEpoch, final int epoch)
+    {
+        if (status != RecordBatch.VALID)
+        {
+            return RecordBatch.describe(status);
+        }
+        if (base != expected)
+        {
+            return "base offset " + base + " where " + expected + " was expected";
+        }
+        return "leader epoch " + batchEpoch + " below the previous batch's " + epoch;
+    }
+
+    /** @return the position after the last non-zero byte in {@code [from, limit)}, or {@code from}. */
+    private static int lastNonZero(final UnsafeBuffer buffer, final int from, final int limit)
+    {
+        int position = limit;
+        while (position - 8 >= from)
+        {
+            if (buffer.getLong(position - 8) != 0)
+            {
+                break;
+            }
+            position -= 8;
+        }
+        while (position > from && buffer.getByte(position - 1) == 0)
+        {
+            position--;
+        }
+        return position;
+    }
+
+    private Segment reopenActive(final Segment sealed) throws IOException
+    {
+        final SegmentFiles files = sealed.files();
+        final int size = sealed.size();
+        final long end = sealed.endOffset();
+        sealed.close();
+        final int offsetEntries = Math.max(trustedEntries(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH), 0);
+        final int timeEntries = Math.max(trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH), 0);
+        final Segment segment = Segment.openActive(
+            files, ctx.segmentBytes(), size, maxIndexEntries, offsetEntries, timeEntries, true);
+        segment.startTrustedReplay();
+        final int entries = segment.offsetIndex().entries();
+        segment.replay(entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1), size,
+            ctx.indexIntervalBytes(), false, crc);
+        segment.resetState(size, end, segment.maxTimestamp(), segmentBytesSinceIndex(segment));
+        return segment;
+    }
+
+    private void deleteFrom(final List<SegmentFiles> files, final int from) throws IOException
+    {
+        while (files.size() > from)
+        {
+            deleteSegmentFiles(files.remove(files.size() - 1), "after the truncation point");
+        }
+    }
+
+    private void deleteSegmentFiles(final SegmentFiles files, final String why) throws IOException
+    {
+        final long size = Files.exists(files.log()) ? Files.size(files.log()) : 0;
+        Files.deleteIfExists(files.log());
+        Files.deleteIfExists(files.offsetIndex());
+        Files.deleteIfExists(files.timeIndex());
+        segmentsDeleted++;
+        modified = true;
+        note("deleted segment " + files.baseOffset() + " (" + size + " bytes): " + why);
+    }
+
+}

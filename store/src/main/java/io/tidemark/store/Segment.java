@@ -1,0 +1,840 @@
+package io.tidemark.store;
+
+import org.agrona.IoUtil;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One segment of a log: {@code <base>.log} mapped into memory, with its {@link OffsetIndex} and
+ * {@link TimeIndex}. The segment is the one owner of its mappings; readers borrow them under the log's pinning
+ * protocol and {@link #close()} unmaps them once no reader is inside.
+ * <p>
+ * The active segment's file is pre-sized (sparse) to {@code segment.bytes} and mapped whole. Blocks are reserved
+ * ahead of the writer by writing zeros through the channel ({@link SpaceReservation}) and pages are pre-faulted
+ * ahead of the writer by the log agent, so that appends in steady state neither fault nor risk SIGBUS. When the
+ * segment is sealed (rolled), the agent trims the file to its data.
+ * <p>
+ * Threads: the log's writer appends ({@link #publish}) and is the only caller of the writer-side methods; the
+ * log agent reserves, pre-touches and trims under {@link #lock}; readers use {@link #size()},
+ * {@link #endOffset()} and lookups without locks.
+ */
+final class Segment
+{
+    static final int PAGE_SIZE = 4096;
+    static final int RESERVE_CHUNK = 1024 * 1024;
+    private static final int PRETOUCH_PAGES_PER_CALL = 256;
+    private static final long NO_TIMESTAMP = Long.MIN_VALUE;
+
+    private static final VarHandle SIZE;
+    private static final VarHandle END_OFFSET;
+
+    static
+    {
+        try
+        {
+            final MethodHandles.Lookup lookup = MethodHandles.lookup();
+            SIZE = lookup.findVarHandle(Segment.class, "size", int.class);
+            END_OFFSET = lookup.findVarHandle(Segment.class, "endOffset", long.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final long baseOffset;
+    private final SegmentFiles files;
+    private final RandomAccessFile file;
+    private final FileChannel channel;
+    private final MappedByteBuffer mapping;
+    private final UnsafeBuffer buffer;
+    private final int capacity;
+    private final OffsetIndex offsetIndex;
+    private final TimeIndex timeIndex;
+    private final ReentrantLock lock = new ReentrantLock();
+
+    @SuppressWarnings("unused") // accessed through SIZE
+    private volatile int size;
+    @SuppressWarnings("unused") // accessed through END_OFFSET
+    private volatile long endOffset;
+    private volatile long maxTimestamp;
+    private volatile int reservedPosition;
+    private volatile boolean sealed;
+    private volatile boolean retired;
+    private boolean trimmed;
+    private boolean closed;
+    private int touchedPosition;
+    private int flushedPosition;
+    private int bytesSinceLastIndexEntry;
+    private long rollBaseTimeMs = NO_TIMESTAMP;
+    private int lastBatchEpoch = RecordBatchDescriptor.NO_LEADER_EPOCH;
+    private int damagedBatches;
+    private long reserveFailedAtMs = NO_TIMESTAMP;
+
+    private Segment(
+        final long baseOffset,
+        final SegmentFiles files,
+        final RandomAccessFile file,
+        final MappedByteBuffer mapping,
+        final int capacity,
+        final OffsetIndex offsetIndex,
+        final TimeIndex timeIndex,
+        final boolean sealed)
+    {
+        this.baseOffset = baseOffset;
+        this.files = files;
+        this.file = file;
+        this.channel = file.getChannel();
+        this.mapping = mapping;
+        this.buffer = new UnsafeBuffer(mapping);
+        this.capacity = capacity;
+        this.offsetIndex = offsetIndex;
+        this.timeIndex = timeIndex;
+        this.sealed = sealed;
+        this.trimmed = sealed;
+        this.endOffset = baseOffset;
+        this.maxTimestamp = NO_TIMESTAMP;
+    }
+
+    /**
+     * Open a segment for appending: its log file keeps {@code dataSize} bytes of data (validated or trusted by the
+     * caller), everything after is zero, and it is extended, sparse, to {@code capacity}. Indexes keep the given
+     * number of trusted entries (0 to rebuild them by {@link #replay}). With {@code mayShrink} false no file is
+     * cut shorter, because an older mapping of it may still be read (truncation into a sealed segment); the tail is
+     * zeroed through the channel instead.
+     */
+    static Segment openActive(
+        final SegmentFiles files,
+        final int capacity,
+        final int dataSize,
+        final int maxIndexEntries,
+        final int keepOffsetEntries,
+        final int keepTimeEntries,
+        final boolean mayShrink) throws IOException
+    {
+        final RandomAccessFile file = new RandomAccessFile(files.log().toFile(), "rw");
+        IndexFile offsetFile = null;
+        IndexFile timeFile = null;
+        try
+        {
+            final long oldLength = file.length();
+            int reserved = dataSize;
+            if (mayShrink)
+            {
+                file.setLength(dataSize);
+            }
+            else if (oldLength > dataSize)
+            {
+                SpaceReservation.writeZeros(file.getChannel(), dataSize, oldLength - dataSize);
+                reserved = (int)Math.min(oldLength, capacity);
+            }
+            final int mapped = (int)Math.max(capacity, file.length());
+            file.setLength(mapped);
+            final MappedByteBuffer mapping = file.getChannel().map(FileChannel.MapMode.READ_WRITE, 0, mapped);
+            offsetFile = IndexFile.openForAppend(
+                files.offsetIndex(), OffsetIndex.ENTRY_LENGTH, maxIndexEntries, keepOffsetEntries, mayShrink);
+            timeFile = IndexFile.openForAppend(
+                files.timeIndex(), TimeIndex.ENTRY_LENGTH, maxIndexEntries, keepTimeEntries, mayShrink);
+            final Segment segment = new Segment(
+                files.baseOffset(), files, file, mapping, mapped,
+                new OffsetIndex(offsetFile, files.baseOffset()), new TimeIndex(timeFile, files.baseOffset()), false);
+            segment.reservedPosition = reserved;
+            segment.touchedPosition = dataSize;
+            segment.flushedPosition = dataSize;
+            segment.size = dataSize;
+            return segment;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            IndexFile.closeQuietly(offsetFile);
+            IndexFile.closeQuietly(timeFile);
+            IndexFile.closeQuietly(file);
+            throw ex;
+        }
+    }
+
+    /**
+     * Open a sealed segment read-only at its file length. Index files that are missing or do not hold whole
+     * entries are rebuilt ({@code rebuildIndexes} forces a rebuild).
+     */
+    static Segment openSealed(final SegmentFiles files, final int maxIndexEntries, final boolean rebuildIndexes)
+        throws IOException
+    {
+        final RandomAccessFile file = new RandomAccessFile(files.log().toFile(), "r");
+        IndexFile offsetFile = null;
+        IndexFile timeFile = null;
+        try
+        {
+            final long length = file.length();
+            if (length > Integer.MAX_VALUE)
+            {
+                throw new StorageException(StorageErrorCode.CORRUPT_LOG,
+                    files.log() + " is larger than a segment may be: " + length + " bytes");
+            }
+            final MappedByteBuffer mapping = file.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, length);
+            boolean rebuild = rebuildIndexes;
+            if (!rebuild)
+            {
+                offsetFile = Files.exists(files.offsetIndex()) ?
+                    IndexFile.openSealed(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH) : null;
+                timeFile = Files.exists(files.timeIndex()) ?
+                    IndexFile.openSealed(files.timeIndex(), TimeIndex.ENTRY_LENGTH) : null;
+                rebuild = null == offsetFile || null == timeFile;
+            }
+            if (rebuild)
+            {
+                IndexFile.closeQuietly(offsetFile);
+                IndexFile.closeQuietly(timeFile);
+                offsetFile = IndexFile.openForAppend(
+                    files.offsetIndex(), OffsetIndex.ENTRY_LENGTH, maxIndexEntries, 0, true);
+                timeFile = IndexFile.openForAppend(
+                    files.timeIndex(), TimeIndex.ENTRY_LENGTH, maxIndexEntries, 0, true);
+            }
+            final Segment segment = new Segment(
+                files.baseOffset(), files, file, mapping, (int)length,
+                new OffsetIndex(offsetFile, files.baseOffset()), new TimeIndex(timeFile, files.baseOffset()), true);
+            segment.size = (int)length;
+            segment.reservedPosition = (int)length;
+            segment.flushedPosition = (int)length;
+            segment.trimmed = true;
+            return segment;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            IndexFile.closeQuietly(offsetFile);
+            IndexFile.closeQuietly(timeFile);
+            IndexFile.closeQuietly(file);
+            throw ex;
+        }
+    }
+
+    /**
+     * Create the spare segment (log agent): files sized, the first {@code reserveBytes} reserved and pre-faulted,
+     * so that the roll that adopts it ({@link #activate}) costs three renames.
+     */
+    static Segment createSpare(final Path dir, final int capacity, final int maxIndexEntries, final int reserveBytes)
+        throws IOException
+    {
+        final SegmentFiles spareFiles = SegmentFiles.spare(dir);
+        final Segment spare = openActive(spareFiles, capacity, 0, maxIndexEntries, 0, 0, true);
+        try
+        {
+            final int target = Math.min(capacity, reserveBytes);
+            spare.lock.lock();
+            try
+            {
+                spare.reserveTo(target, true);
+                for (int page = 0; page + 4 <= target; page += PAGE_SIZE)
+                {
+                    spare.buffer.compareAndSetInt(page, 0, 0);
+                }
+                spare.touchedPosition = target;
+            }
+            finally
+            {
+                spare.lock.unlock();
+            }
+            return spare;
+        }
+        catch (final IOException | RuntimeException ex)
+        {
+            spare.discard();
+            throw ex;
+        }
+    }
+
+    /**
+     * Adopt this spare as the segment starting at {@code target}'s base offset: rename its files and hand its
+     * mappings over to the returned segment. This object must not be used afterwards.
+     */
+    Segment activate(final SegmentFiles target) throws IOException
+    {
+        Files.move(files.offsetIndex(), target.offsetIndex(), StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+        Files.move(files.timeIndex(), target.timeIndex(), StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+        Files.move(files.log(), target.log(), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        final Segment segment = new Segment(target.baseOffset(), target, file, mapping, capacity,
+            new OffsetIndex(offsetIndex.file(), target.baseOffset()),
+            new TimeIndex(timeIndex.file(), target.baseOffset()), false);
+        lock.lock();
+        try
+        {
+            segment.reservedPosition = reservedPosition;
+            segment.touchedPosition = touchedPosition;
+            closed = true; // the mappings now belong to the new segment
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        return segment;
+    }
+
+    /** Close a spare that will not be used, and delete its files. */
+    void discard()
+    {
+        close();
+        try
+        {
+            deleteFiles();
+        }
+        catch (final IOException ignore)
+        {
+            // leftovers named *.spare are deleted by the next open
+        }
+    }
+
+    long baseOffset()
+    {
+        return baseOffset;
+    }
+
+    SegmentFiles files()
+    {
+        return files;
+    }
+
+    UnsafeBuffer buffer()
+    {
+        return buffer;
+    }
+
+    int capacity()
+    {
+        return capacity;
+    }
+
+    OffsetIndex offsetIndex()
+    {
+        return offsetIndex;
+    }
+
+    TimeIndex timeIndex()
+    {
+        return timeIndex;
+    }
+
+    /** @return bytes of published data (acquire). */
+    int size()
+    {
+        return (int)SIZE.getAcquire(this);
+    }
+
+    /** @return offset after the last published record (acquire). */
+    long endOffset()
+    {
+        return (long)END_OFFSET.getAcquire(this);
+    }
+
+    /** @return the largest record timestamp, or {@link Long#MIN_VALUE} when empty. */
+    long maxTimestamp()
+    {
+        return maxTimestamp;
+    }
+
+    boolean isEmpty()
+    {
+        return size() == 0;
+    }
+
+    boolean isSealed()
+    {
+        return sealed;
+    }
+
+    boolean isRetired()
+    {
+        return retired;
+    }
+
+    void retire()
+    {
+        retired = true;
+    }
+
+    long rollBaseTimeMs()
+    {
+        return rollBaseTimeMs;
+    }
+
+    void rollBaseTimeMs(final long timeMs)
+    {
+        rollBaseTimeMs = timeMs;
+    }
+
+    /** @return leader epoch of the last batch seen by {@link #replay}, or -1. */
+    int lastBatchEpoch()
+    {
+        return lastBatchEpoch;
+    }
+
+    int flushedPosition()
+    {
+        return flushedPosition;
+    }
+
+    /**
+     * Record a batch the writer placed at {@code position}: index it on the index schedule, then publish the new
+     * size and end offset (release). Also used to replay batches when indexes are rebuilt.
+     */
+    void publish(
+        final int position,
+        final int frameLength,
+        final long batchBaseOffset,
+        final long batchNextOffset,
+        final long batchMaxTimestamp,
+        final int indexIntervalBytes)
+    {
+        indexBatch(position, frameLength, batchBaseOffset, batchMaxTimestamp, indexIntervalBytes);
+        SIZE.setRelease(this, position + frameLength);
+        END_OFFSET.setRelease(this, batchNextOffset);
+    }
+
+    private void indexBatch(
+        final int position,
+        final int frameLength,
+        final long batchBaseOffset,
+        final long batchMaxTimestamp,
+        final int indexIntervalBytes)
+    {
+        if (bytesSinceLastIndexEntry >= indexIntervalBytes && position > 0)
+        {
+            if (!offsetIndex.isFull() && (offsetIndex.entries() == 0 ||
+                offsetIndex.offsetAt(offsetIndex.entries() - 1) < batchBaseOffset))
+            {
+                offsetIndex.append(batchBaseOffset, position);
+            }
+            if (maxTimestamp != NO_TIMESTAMP)
+            {
+                timeIndex.maybeAppend(maxTimestamp, batchBaseOffset);
+            }
+            bytesSinceLastIndexEntry = 0;
+        }
+        bytesSinceLastIndexEntry += frameLength;
+        if (batchMaxTimestamp > maxTimestamp)
+        {
+            maxTimestamp = batchMaxTimestamp;
+        }
+    }
+
+    /**
+     * Set the published state after a load or a truncation (writer thread, before readers see the segment or
+     * while the log holds them off).
+     */
+    void resetState(final int newSize, final long newEndOffset, final long newMaxTimestamp, final int sinceIndex)
+    {
+        SIZE.setRelease(this, newSize);
+        END_OFFSET.setRelease(this, newEndOffset);
+        maxTimestamp = newMaxTimestamp;
+        bytesSinceLastIndexEntry = sinceIndex;
+        if (flushedPosition > newSize)
+        {
+            flushedPosition = newSize;
+        }
+    }
+
+    /** @return whether {@code frameLength} more bytes fit. */
+    boolean hasRoomFor(final int frameLength)
+    {
+        return size() + frameLength <= capacity;
+    }
+
+    /** @return whether an index is full (the segment must roll). */
+    boolean indexFull()
+    {
+        return offsetIndex.isFull() || timeIndex.isFull();
+    }
+
+    /**
+     * Make sure the blocks under {@code [0, end)} exist on disk before the writer touches them (writer thread).
+     *
+     * @throws StorageException STORAGE_SPACE when the disk is full.
+     */
+    void ensureReserved(final int end)
+    {
+        try
+        {
+            offsetIndex.file().ensureRoomForOneMore();
+            timeIndex.file().ensureRoomForOneMore();
+        }
+        catch (final IOException ex)
+        {
+            throw SpaceReservation.toStorageException(ex, files.offsetIndex());
+        }
+        if (end <= reservedPosition)
+        {
+            return;
+        }
+        lock.lock();
+        try
+        {
+            reserveTo(end, true);
+        }
+        catch (final IOException ex)
+        {
+            throw SpaceReservation.toStorageException(ex, files.log());
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private void reserveTo(final int end, final boolean exact) throws IOException
+    {
+        final int from = reservedPosition;
+        if (end <= from)
+        {
+            return;
+        }
+        final int chunkEnd = (int)Math.min(capacity, align((long)Math.max(end, from + RESERVE_CHUNK), PAGE_SIZE));
+        try
+        {
+            SpaceReservation.writeZeros(channel, from, chunkEnd - from);
+            reservedPosition = chunkEnd;
+        }
+        catch (final IOException ex)
+        {
+            if (!exact || chunkEnd == end)
+            {
+                throw ex;
+            }
+            SpaceReservation.writeZeros(channel, from, end - from);
+            reservedPosition = end;
+        }
+    }
+
+    /**
+     * Log agent duty: reserve blocks and pre-fault pages up to {@code aheadBytes} past the writer, a bounded
+     * amount per call.
+     *
+     * @return work done (0 when nothing was needed).
+     */
+    int prepareAhead(final int aheadBytes, final long nowMs)
+    {
+        if (aheadBytes <= 0 || sealed || !lock.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            if (sealed || closed)
+            {
+                return 0;
+            }
+            int work = 0;
+            final int writerPosition = size();
+            final int target = (int)Math.min(capacity, (long)writerPosition + aheadBytes);
+            if (reservedPosition < target && (reserveFailedAtMs == NO_TIMESTAMP || nowMs - reserveFailedAtMs > 100))
+            {
+                try
+                {
+                    reserveTo(Math.min(target, reservedPosition + RESERVE_CHUNK), false);
+                    reserveFailedAtMs = NO_TIMESTAMP;
+                    work++;
+                }
+                catch (final IOException ex)
+                {
+                    reserveFailedAtMs = nowMs; // the writer meets the error on its own path, typed
+                }
+            }
+            int page = (int)align(Math.max(touchedPosition, writerPosition), PAGE_SIZE);
+            final int limit = Math.min(reservedPosition, target);
+            for (int i = 0; i < PRETOUCH_PAGES_PER_CALL && page + 4 <= limit; i++, page += PAGE_SIZE)
+            {
+                buffer.compareAndSetInt(page, 0, 0); // a write access: maps the page writable, changes nothing
+                work++;
+            }
+            touchedPosition = Math.max(touchedPosition, Math.min(page, limit));
+            return work;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Walk the batches in {@code [from, limit)} (the caller has validated or trusts the content), setting the end
+     * offset, max timestamp, last epoch and index schedule, and adding index entries when
+     * {@code addIndexEntries}. Used when a segment is loaded.
+     * <p>
+     * A structurally damaged batch (possible below the recovery point only through corruption of flushed data)
+     * does not end the walk: the bytes stay where they are, reads of them fail with CORRUPT_BATCH, and the walk
+     * resumes at the next batch that validates with its CRC, which gets an index entry so that the offsets after
+     * the damage stay reachable.
+     *
+     * @return the position at which the walk stopped: {@code limit}, a zero length, or damage with no valid batch
+     *         after it.
+     */
+    int replay(
+        final int from, final int limit, final int indexIntervalBytes, final boolean addIndexEntries, final Crc32c crc)
+    {
+        int position = from;
+        while (position + RecordBatchDescriptor.HEADER_LENGTH <= limit)
+        {
+            final int status = RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE, null);
+            if (status != RecordBatch.VALID)
+            {
+                if (buffer.getInt(position) == 0)
+                {
+                    break;
+                }
+                final int next = resync(buffer, position + RecordBatchDescriptor.FRAME_ALIGNMENT, limit, crc);
+                damagedBatches++;
+                if (next < 0)
+                {
+                    break;
+                }
+                position = next;
+                final long base = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+                if (!offsetIndex.isFull() && (offsetIndex.entries() == 0 ||
+                    offsetIndex.offsetAt(offsetIndex.entries() - 1) < base))
+                {
+                    offsetIndex.append(base, position);
+                }
+            }
+            final int length = buffer.getInt(position);
+            final int frameLength = Math.min(RecordBatchDescriptor.frameLength(length), limit - position);
+            final long base = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+            final long next = base + buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+            final long batchMaxTimestamp = buffer.getLong(position + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
+            if (addIndexEntries)
+            {
+                indexBatch(position, frameLength, base, batchMaxTimestamp, indexIntervalBytes);
+            }
+            else
+            {
+                bytesSinceLastIndexEntry += frameLength;
+                if (batchMaxTimestamp > maxTimestamp)
+                {
+                    maxTimestamp = batchMaxTimestamp;
+                }
+            }
+            if (rollBaseTimeMs == NO_TIMESTAMP)
+            {
+                rollBaseTimeMs = buffer.getLong(position + RecordBatchDescriptor.FIRST_TIMESTAMP_OFFSET);
+            }
+            lastBatchEpoch = buffer.getInt(position + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
+            END_OFFSET.setRelease(this, next);
+            position += frameLength;
+        }
+        return position;
+    }
+
+    /**
+     * @return the first position at or after {@code from} (8-aligned) holding a batch that validates with its
+     *         CRC, or -1.
+     */
+    static int resync(final org.agrona.DirectBuffer buffer, final int from, final int limit, final Crc32c crc)
+    {
+        for (int position = (int)align(from, RecordBatchDescriptor.FRAME_ALIGNMENT);
+            position + RecordBatchDescriptor.HEADER_LENGTH <= limit;
+            position += RecordBatchDescriptor.FRAME_ALIGNMENT)
+        {
+            if (RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE, crc) == RecordBatch.VALID)
+            {
+                return position;
+            }
+        }
+        return -1;
+    }
+
+    /** @return damaged batches stepped over by {@link #replay}. */
+    int damagedBatches()
+    {
+        return damagedBatches;
+    }
+
+    /** Start a replay of the tail after trusted index entries: the max timestamp known to the time index. */
+    void startTrustedReplay()
+    {
+        bytesSinceLastIndexEntry = 0;
+        final long indexed = timeIndex.lastTimestamp();
+        maxTimestamp = indexed == Long.MIN_VALUE ? NO_TIMESTAMP : indexed;
+        final int lastEntry = offsetIndex.entries() - 1;
+        END_OFFSET.setRelease(this, lastEntry < 0 ? baseOffset : offsetIndex.offsetAt(lastEntry));
+    }
+
+    /** Cut rebuilt index files of a sealed segment to their entries and force them. */
+    void trimIndexes(final FileSync sync) throws IOException
+    {
+        final long finalTimestamp = maxTimestamp;
+        if (finalTimestamp != NO_TIMESTAMP && finalTimestamp > timeIndex.lastTimestamp())
+        {
+            timeIndex.maybeAppend(finalTimestamp, endOffset());
+        }
+        offsetIndex.file().trimAndForce(sync);
+        timeIndex.file().trimAndForce(sync);
+    }
+
+    /** Writer: no more appends go to this segment. */
+    void seal()
+    {
+        sealed = true;
+    }
+
+    /**
+     * Force {@code [flushedPosition, size)} to disk; when sealed, also trim the files to their data and force the
+     * indexes, so that the segment can be trusted without a scan after an unclean shutdown.
+     *
+     * @param sync how to force.
+     * @param upTo flush the data below this position.
+     */
+    void flush(final FileSync sync, final int upTo) throws IOException
+    {
+        if (upTo > flushedPosition)
+        {
+            sync.force(mapping, flushedPosition, upTo - flushedPosition);
+            flushedPosition = upTo;
+        }
+        if (sealed && !trimmed && upTo >= size())
+        {
+            lock.lock();
+            try
+            {
+                if (!closed && !trimmed)
+                {
+                    final long finalTimestamp = maxTimestamp;
+                    if (finalTimestamp != NO_TIMESTAMP && finalTimestamp > timeIndex.lastTimestamp())
+                    {
+                        timeIndex.maybeAppend(finalTimestamp, endOffset());
+                    }
+                    channel.truncate(size());
+                    sync.force(channel, true);
+                    offsetIndex.file().trimAndForce(sync);
+                    timeIndex.file().trimAndForce(sync);
+                    trimmed = true;
+                }
+            }
+            finally
+            {
+                lock.unlock();
+            }
+        }
+    }
+
+    boolean needsFlush()
+    {
+        return flushedPosition < size() || (sealed && !trimmed);
+    }
+
+    /**
+     * Zero {@code [from, size)} and force it, so stale bytes past a truncation point can never be mistaken for
+     * batches (writer thread).
+     */
+    void zeroTail(final int from, final int to, final FileSync sync)
+    {
+        if (to > from)
+        {
+            buffer.setMemory(from, to - from, (byte)0);
+            sync.force(mapping, from, to - from);
+        }
+    }
+
+    /**
+     * @param targetOffset an offset of this segment.
+     * @return position of the batch holding {@code targetOffset}, {@link #size()} if it is at or past the end,
+     *         or -1 when a damaged batch header on the way makes it impossible to tell.
+     */
+    int positionOf(final long targetOffset)
+    {
+        final int limit = size();
+        int position = offsetIndex.lookup(targetOffset);
+        while (position < limit)
+        {
+            final int length = buffer.getInt(position);
+            if (length < RecordBatchDescriptor.HEADER_LENGTH || length > limit - position)
+            {
+                return -1;
+            }
+            final long next = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) +
+                buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+            if (next > targetOffset)
+            {
+                return position;
+            }
+            position += RecordBatchDescriptor.frameLength(length);
+        }
+        return limit;
+    }
+
+    /** Unmap and close (idempotent). Only the log calls it, once no reader is inside. */
+    void close()
+    {
+        lock.lock();
+        try
+        {
+            if (closed)
+            {
+                return;
+            }
+            closed = true;
+            IoUtil.unmap(mapping);
+            offsetIndex.file().close();
+            timeIndex.file().close();
+            IndexFile.closeQuietly(file);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Close and trim an appendable segment's files to its data (clean shutdown). */
+    void closeTrimmed(final FileSync sync) throws IOException
+    {
+        lock.lock();
+        try
+        {
+            if (!closed && !trimmed)
+            {
+                flush(sync, size());
+                if (!sealed)
+                {
+                    sealed = true;
+                    channel.truncate(size());
+                    sync.force(channel, true);
+                    offsetIndex.file().trimAndForce(sync);
+                    timeIndex.file().trimAndForce(sync);
+                    trimmed = true;
+                }
+            }
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        close();
+    }
+
+    /** Delete the segment's files (the mapping, if any, stays valid until {@link #close()}). */
+    void deleteFiles() throws IOException
+    {
+        Files.deleteIfExists(files.log());
+        Files.deleteIfExists(files.offsetIndex());
+        Files.deleteIfExists(files.timeIndex());
+    }
+
+    static long align(final long value, final int alignment)
+    {
+        return (value + alignment - 1) & -alignment;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "Segment{base=" + baseOffset + ", size=" + size() + ", end=" + endOffset() + ", sealed=" + sealed + '}';
+    }
+}

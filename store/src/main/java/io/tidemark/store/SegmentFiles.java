@@ -1,0 +1,106 @@
+package io.tidemark.store;
+
+import java.nio.file.Path;
+
+/**
+ * The files of one segment, named by its base offset as 20 decimal digits:
+ * {@code 00000000000000000000.log}, {@code .index}, {@code .timeindex}.
+ */
+final class SegmentFiles
+{
+    static final String LOG_SUFFIX = ".log";
+    static final String INDEX_SUFFIX = ".index";
+    static final String TIME_INDEX_SUFFIX = ".timeindex";
+    static final int NAME_DIGITS = 20;
+
+    private final long baseOffset;
+    private final Path log;
+    private final Path offsetIndex;
+    private final Path timeIndex;
+
+    private SegmentFiles(final long baseOffset, final Path log, final Path offsetIndex, final Path timeIndex)
+    {
+        this.baseOffset = baseOffset;
+        this.log = log;
+        this.offsetIndex = offsetIndex;
+        this.timeIndex = timeIndex;
+    }
+
+    /**
+     * @param dir the log directory.
+     * @return the files of the spare segment the log agent prepares before a roll (renamed at the roll).
+     */
+    static SegmentFiles spare(final Path dir)
+    {
+        return new SegmentFiles(-1, dir.resolve("next" + LOG_SUFFIX + LogLoader.SPARE_SUFFIX),
+            dir.resolve("next" + INDEX_SUFFIX + LogLoader.SPARE_SUFFIX),
+            dir.resolve("next" + TIME_INDEX_SUFFIX + LogLoader.SPARE_SUFFIX));
+    }
+
+    SegmentFiles(final Path dir, final long baseOffset)
+    {
+        this.baseOffset = baseOffset;
+        final String name = fileName(baseOffset);
+        this.log = dir.resolve(name + LOG_SUFFIX);
+        this.offsetIndex = dir.resolve(name + INDEX_SUFFIX);
+        this.timeIndex = dir.resolve(name + TIME_INDEX_SUFFIX);
+    }
+
+    /**
+     * @param baseOffset a segment's base offset.
+     * @return its 20-digit file name stem.
+     */
+    static String fileName(final long baseOffset)
+    {
+        final String digits = Long.toString(baseOffset);
+        return "0".repeat(NAME_DIGITS - digits.length()) + digits;
+    }
+
+    /**
+     * @param stem a file name without its suffix.
+     * @return the base offset it names, or -1 when it is not 20 decimal digits.
+     */
+    static long parseBaseOffset(final String stem)
+    {
+        if (stem.length() != NAME_DIGITS)
+        {
+            return -1;
+        }
+        for (int i = 0; i < NAME_DIGITS; i++)
+        {
+            final char c = stem.charAt(i);
+            if (c < '0' || c > '9')
+            {
+                return -1;
+            }
+        }
+        try
+        {
+            return Long.parseLong(stem);
+        }
+        catch (final NumberFormatException ex)
+        {
+            return -1;
+        }
+    }
+
+    long baseOffset()
+    {
+        return baseOffset;
+    }
+
+    Path log()
+    {
+        return log;
+    }
+
+    Path offsetIndex()
+    {
+        return offsetIndex;
+    }
+
+    Path timeIndex()
+    {
+        return timeIndex;
+    }
+}
