@@ -146,7 +146,8 @@ public final class Log implements AutoCloseable
             updateCounters();
             lastFlushTimeMs = clock.time();
             nextRetentionCheckMs = clock.time() + ctx.retentionCheckIntervalMs();
-            logger.log(loaded.recovered ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
+            final boolean repaired = recoveryReport.segmentsRecovered() > 0 || !recoveryReport.notes().isEmpty();
+            logger.log(repaired ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
                 () -> "opened " + dir + ": " + recoveryReport);
         }
         catch (final IOException ex)

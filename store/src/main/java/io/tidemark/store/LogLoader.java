@@ -124,8 +124,8 @@ final class LogLoader
             segments.add(Segment.openActive(new SegmentFiles(dir, base), ctx.segmentBytes(), 0, maxIndexEntries,
                 0, 0, true));
             modified = true;
-            return finish(segments, base, base, RecordBatchDescriptor.NO_LEADER_EPOCH, clean, checkpointStatus,
-                Math.max(0, recoveryPoint), startNs);
+            return finish(segments, base, base, RecordBatchDescriptor.NO_LEADER_EPOCH,
+                clean || checkpointStatus == CheckpointFile.Status.MISSING, checkpointStatus, base, startNs);
         }
 
         final List<SegmentFiles> files = new ArrayList<>(found.values());

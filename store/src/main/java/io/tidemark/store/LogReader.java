@@ -132,6 +132,16 @@ public final class LogReader implements AutoCloseable
         int done = 0;
         try
         {
+            if (null != segment)
+            {
+                pinned = segment;
+                if (segment.isRetired())
+                {
+                    pinned = null;
+                    segment = null;
+                }
+                checkOpen();
+            }
             while (done < limit && nextOffset < end)
             {
                 if (truncationsSeen != log.truncations())
