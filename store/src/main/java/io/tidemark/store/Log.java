@@ -440,10 +440,27 @@ public final class Log implements AutoCloseable
         final boolean full = !segment.hasRoomFor(frame) || segment.indexFull();
         final boolean old = nowMs - segment.rollBaseTimeMs() > ctx.segmentMs();
         final boolean offsetsExhausted = logEndOffset() - segment.baseOffset() > Integer.MAX_VALUE - (long)frame;
-        return full || old || offsetsExhausted ? roll() : segment;
+        return full || old || offsetsExhausted ? roll0() : segment;
     }
 
-    private Segment roll()
+    /**
+     * Roll now: seal the active segment and start a new one at the log end offset (a no-op when the active segment
+     * is empty). Writer thread.
+     */
+    public void roll()
+    {
+        checkAppendable();
+        if (claim.isActive())
+        {
+            throw new IllegalStateException("a claim is open: commit or abort it first");
+        }
+        if (!active.isEmpty())
+        {
+            roll0();
+        }
+    }
+
+    private Segment roll0()
     {
         segmentsLock.lock();
         try

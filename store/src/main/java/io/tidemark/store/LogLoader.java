@@ -319,14 +319,19 @@ final class LogLoader
 
     private Segment loadTrustedSealed(final SegmentFiles files, final long nextBase) throws IOException
     {
-        Segment segment = Segment.openSealed(files, maxIndexEntries, false);
-        final String problem = checkIndexes(segment, nextBase);
+        final boolean wholeFiles = trustedEntries(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH) >= 0 &&
+            trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH) >= 0;
+        Segment segment = Segment.openSealed(files, maxIndexEntries, !wholeFiles);
+        final String problem = wholeFiles ? checkIndexes(segment, nextBase) : "missing or not whole entries";
         final int end;
         if (null != problem)
         {
             note("segment " + files.baseOffset() + ": index rebuilt (" + problem + ")");
-            segment.close();
-            segment = Segment.openSealed(files, maxIndexEntries, true);
+            if (wholeFiles)
+            {
+                segment.close();
+                segment = Segment.openSealed(files, maxIndexEntries, true);
+            }
             end = segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc);
             segment.trimIndexes(sync);
             indexesRebuilt++;
@@ -341,12 +346,14 @@ final class LogLoader
         {
             size = end; // a zero tail the trim did not remove
         }
-        if (segment.damagedBatches() > 0 || end < size || segment.endOffset() != nextBase)
+        long endOffset = segment.endOffset();
+        if (segment.damagedBatches() > 0 || end < size)
         {
             note("segment " + files.baseOffset() + " (below the recovery point): damaged batch(es) kept in " +
                 "place; reading them fails with CORRUPT_BATCH");
+            endOffset = Math.max(endOffset, nextBase);
         }
-        segment.resetState(size, nextBase, segment.maxTimestamp(), 0);
+        segment.resetState(size, endOffset, segment.maxTimestamp(), 0);
         return segment;
     }
 

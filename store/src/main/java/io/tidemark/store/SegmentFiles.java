@@ -12,6 +12,8 @@ final class SegmentFiles
     static final String INDEX_SUFFIX = ".index";
     static final String TIME_INDEX_SUFFIX = ".timeindex";
     static final int NAME_DIGITS = 20;
+    private static final java.util.concurrent.atomic.AtomicLong SPARE_SEQUENCE =
+        new java.util.concurrent.atomic.AtomicLong();
 
     private final long baseOffset;
     private final Path log;
@@ -32,9 +34,11 @@ final class SegmentFiles
      */
     static SegmentFiles spare(final Path dir)
     {
-        return new SegmentFiles(-1, dir.resolve("next" + LOG_SUFFIX + LogLoader.SPARE_SUFFIX),
-            dir.resolve("next" + INDEX_SUFFIX + LogLoader.SPARE_SUFFIX),
-            dir.resolve("next" + TIME_INDEX_SUFFIX + LogLoader.SPARE_SUFFIX));
+        // A fresh name each time: a new spare may be prepared while the previous one is being renamed.
+        final String stem = "next-" + SPARE_SEQUENCE.incrementAndGet();
+        return new SegmentFiles(-1, dir.resolve(stem + LOG_SUFFIX + LogLoader.SPARE_SUFFIX),
+            dir.resolve(stem + INDEX_SUFFIX + LogLoader.SPARE_SUFFIX),
+            dir.resolve(stem + TIME_INDEX_SUFFIX + LogLoader.SPARE_SUFFIX));
     }
 
     SegmentFiles(final Path dir, final long baseOffset)
