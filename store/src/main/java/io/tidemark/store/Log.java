@@ -550,17 +550,39 @@ public final class Log implements AutoCloseable
                 directoryDirty = false;
                 sync.forceDirectory(dir);
             }
-            if (end > recoveryPoint || always)
-            {
-                checkpoint.write(end, logStartOffset);
-                recoveryPoint = end;
-                counters.recoveryPoint.setRelease(end);
-            }
             lastFlushTimeMs = clock.time();
         }
         catch (final IOException | UncheckedIOException ex)
         {
             throw goOffline("flush failed", ex);
+        }
+        if (end > recoveryPoint || always)
+        {
+            recoveryPoint = end; // the data below is on disk; the checkpoint may only lag behind it, which is safe
+            counters.recoveryPoint.setRelease(end);
+            writeCheckpoint();
+        }
+    }
+
+    /**
+     * Write the checkpoint. A full disk is reported as STORAGE_SPACE and leaves the log online: the checkpoint
+     * on disk then lags the real recovery point, which only means more work for recovery. Any other failure
+     * takes the log offline.
+     */
+    private void writeCheckpoint()
+    {
+        try
+        {
+            checkpoint.write(recoveryPoint, logStartOffset);
+        }
+        catch (final IOException ex)
+        {
+            if (SpaceReservation.isOutOfSpace(ex, checkpoint.file()))
+            {
+                throw new StorageException(StorageErrorCode.STORAGE_SPACE,
+                    "no space to write " + checkpoint.file() + "; the data itself is flushed", ex);
+            }
+            throw goOffline("writing the checkpoint failed", ex);
         }
     }
 
@@ -813,24 +835,28 @@ public final class Log implements AutoCloseable
 
     private void deleteOldest(final Segment[] current, final int count, final long newLogStart)
     {
+        // Deleting before the checkpoint records the new start is safe (the next open starts at the first segment
+        // left), and it is what frees space on a full disk, so the deletion does not wait for the checkpoint.
+        logStartOffset = Math.max(logStartOffset, newLogStart);
+        segments = Arrays.copyOfRange(current, count, current.length);
         try
         {
-            final long start = Math.max(logStartOffset, newLogStart);
-            checkpoint.write(recoveryPoint, start);
-            logStartOffset = start;
-            segments = Arrays.copyOfRange(current, count, current.length);
             for (int i = 0; i < count; i++)
             {
                 retire(current[i], true);
             }
             sync.forceDirectory(dir);
-            reclaimRetired();
-            updateCounters();
         }
         catch (final IOException ex)
         {
             throw goOffline("deleting segments failed", ex);
         }
+        finally
+        {
+            reclaimRetired();
+            updateCounters();
+        }
+        writeCheckpoint();
     }
 
     private void retire(final Segment segment, final boolean deleteFiles) throws IOException
