@@ -1,0 +1,307 @@
+package io.tidemark.bench;
+
+import io.tidemark.bench.report.JmhSummary;
+import io.tidemark.bench.report.PerfRun;
+import org.openjdk.jmh.profile.GCProfiler;
+import org.openjdk.jmh.results.format.ResultFormatType;
+import org.openjdk.jmh.runner.Runner;
+import org.openjdk.jmh.runner.RunnerException;
+import org.openjdk.jmh.runner.options.ChainedOptionsBuilder;
+import org.openjdk.jmh.runner.options.CommandLineOptionException;
+import org.openjdk.jmh.runner.options.CommandLineOptions;
+import org.openjdk.jmh.runner.options.OptionsBuilder;
+import org.openjdk.jmh.runner.options.ProfilerConfig;
+import org.openjdk.jmh.runner.options.TimeValue;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+import picocli.CommandLine.Unmatched;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/**
+ * {@code tidemark-bench}: runs the store's JMH benchmarks and writes a report to
+ * {@code perf-results/<yyyy-MM-dd>_<git short sha>/} (JMH JSON, {@code summary.md}, {@code env.txt}).
+ * <pre>
+ *   java -jar bench/target/tidemark-bench.jar quick                 # ~1-3 minutes, the one to start with
+ *   java -jar bench/target/tidemark-bench.jar jmh -f 3 -wi 5 -i 10  # full run, any JMH options
+ *   java -jar bench/target/tidemark-bench.jar jmh -h                # JMH's own options
+ * </pre>
+ */
+@Command(
+    name = "tidemark-bench",
+    mixinStandardHelpOptions = true,
+    version = "tidemark-bench 0.1.0-SNAPSHOT (JMH 1.37)",
+    description = "Runs Tidemark's JMH benchmarks and writes a report to " +
+        "<results-dir>/<yyyy-MM-dd>_<git short sha or 'nogit'>/: jmh-result.json, summary.md, env.txt.",
+    subcommands = {BenchMain.Quick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
+public final class BenchMain implements Callable<Integer>
+{
+    /** Every benchmark of the store. */
+    public static final String STORE_BENCHMARKS = "io\\.tidemark\\.bench\\.jmh\\..*";
+
+    @Spec
+    CommandSpec spec;
+
+    /**
+     * @param args command line.
+     */
+    public static void main(final String[] args)
+    {
+        System.exit(commandLine().execute(args));
+    }
+
+    /** @return the command, ready to {@link CommandLine#execute}. */
+    public static CommandLine commandLine()
+    {
+        return new CommandLine(new BenchMain());
+    }
+
+    @Override
+    public Integer call()
+    {
+        throw new ParameterException(spec.commandLine(), "Missing subcommand: quick (start here) or jmh");
+    }
+
+    /** Options shared by the subcommands. */
+    static final class ReportOptions
+    {
+        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = "perf-results",
+            description = "Where run directories are created (default: ${DEFAULT-VALUE}, relative to the " +
+                "current directory).")
+        Path resultsDir;
+    }
+
+    /** The short run a newcomer starts with. */
+    @Command(
+        name = "quick",
+        mixinStandardHelpOptions = true,
+        description = "Short JMH run of the store benchmarks with the GC profiler: 1 fork, 2 warmup and 3 " +
+            "measurement iterations of 1 s each; about 1-3 minutes on 2 cores.")
+    static final class Quick implements Callable<Integer>
+    {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        ReportOptions report;
+
+        @Option(names = "--include", paramLabel = "REGEX", defaultValue = STORE_BENCHMARKS,
+            description = "Benchmarks to run (JMH include regex; default: ${DEFAULT-VALUE}).")
+        String include;
+
+        @Option(names = {"-p", "--param"}, paramLabel = "NAME=V1[,V2...]",
+            description = "Override a benchmark @Param, e.g. -p valueSize=100. Repeatable.")
+        Map<String, String> params = new LinkedHashMap<>();
+
+        @Option(names = "--forks", defaultValue = "1", description = "JMH forks (default: ${DEFAULT-VALUE}).")
+        int forks;
+
+        @Option(names = "--warmup-iterations", defaultValue = "2",
+            description = "Warmup iterations (default: ${DEFAULT-VALUE}).")
+        int warmupIterations;
+
+        @Option(names = "--iterations", defaultValue = "3",
+            description = "Measurement iterations (default: ${DEFAULT-VALUE}).")
+        int iterations;
+
+        @Option(names = "--time", defaultValue = "1s", converter = TimeValueConverter.class,
+            description = "Duration of each warmup and measurement iteration (default: ${DEFAULT-VALUE}).")
+        TimeValue time;
+
+        @Override
+        public Integer call() throws IOException
+        {
+            final ChainedOptionsBuilder options = new OptionsBuilder()
+                .include(include)
+                .forks(forks)
+                .warmupIterations(warmupIterations)
+                .warmupTime(time)
+                .measurementIterations(iterations)
+                .measurementTime(time)
+                .addProfiler(GCProfiler.class)
+                .jvmArgsAppend(JvmFlags.FORKED_JVM_ARGS.toArray(new String[0]))
+                .shouldFailOnError(true);
+            params.forEach((name, values) -> options.param(name, values.split(",")));
+            return runAndReport(spec, report, options, JvmFlags.FORKED_JVM_ARGS);
+        }
+    }
+
+    /** Pass-through of JMH's command line, for full runs. */
+    @Command(
+        name = "jmh",
+        description = {
+            "Runs JMH with the given JMH command-line options (see 'jmh -h'), e.g. jmh -f 3 -wi 5 -i 10 " +
+                "StoreAppendBenchmark. Added unless already given: -prof gc, and the add-exports flag Agrona " +
+                "needs in -jvmArgsAppend. The JSON result always goes to the report directory (-rf/-rff are " +
+                "overridden)."})
+    static final class Jmh implements Callable<Integer>
+    {
+        @Spec
+        CommandSpec spec;
+
+        @Mixin
+        ReportOptions report;
+
+        @Option(names = "--no-gc-profiler", description = "Do not add -prof gc.")
+        boolean noGcProfiler;
+
+        @Unmatched
+        List<String> jmhArgs = new ArrayList<>();
+
+        @Override
+        public Integer call() throws IOException
+        {
+            final PrintWriter out = spec.commandLine().getOut();
+            final PrintWriter err = spec.commandLine().getErr();
+            final CommandLineOptions jmh;
+            try
+            {
+                jmh = new CommandLineOptions(jmhArgs.toArray(new String[0]));
+            }
+            catch (final CommandLineOptionException ex)
+            {
+                err.println("Invalid JMH options: " + ex.getMessage());
+                return 2;
+            }
+            if (jmh.shouldHelp())
+            {
+                jmh.showHelp();
+                return 0;
+            }
+            if (jmh.shouldListProfilers())
+            {
+                jmh.listProfilers();
+                return 0;
+            }
+            if (jmh.shouldListResultFormats())
+            {
+                jmh.listResultFormats();
+                return 0;
+            }
+            if (jmh.shouldList() || jmh.shouldListWithParams())
+            {
+                final Runner runner = new Runner(jmh);
+                if (jmh.shouldListWithParams())
+                {
+                    runner.listWithParams(jmh);
+                }
+                else
+                {
+                    runner.list();
+                }
+                return 0;
+            }
+            if (jmh.getResult().hasValue() || jmh.getResultFormat().hasValue())
+            {
+                out.println("tidemark-bench: -rf/-rff ignored: the JSON result goes to the report directory.");
+            }
+            final List<String> jvmArgsAppend = mergeJvmArgsAppend(
+                jmh.getJvmArgsAppend().hasValue() ? jmh.getJvmArgsAppend().get() : List.of());
+            final ChainedOptionsBuilder options = new OptionsBuilder()
+                .parent(jmh)
+                .jvmArgsAppend(jvmArgsAppend.toArray(new String[0]));
+            if (!noGcProfiler && !hasGcProfiler(jmh.getProfilers()))
+            {
+                options.addProfiler(GCProfiler.class);
+            }
+            return runAndReport(spec, report, options, jvmArgsAppend);
+        }
+    }
+
+    /**
+     * @param given the user's -jvmArgsAppend.
+     * @return them, followed by the add-exports flag unless already there.
+     */
+    static List<String> mergeJvmArgsAppend(final Collection<String> given)
+    {
+        final List<String> merged = new ArrayList<>(given);
+        final String joined = String.join(" ", given);
+        if (!joined.contains(JvmFlags.MISC_TO_UNNAMED))
+        {
+            merged.addAll(JvmFlags.FORKED_JVM_ARGS);
+        }
+        return merged;
+    }
+
+    /**
+     * @param profilers profilers given on the JMH command line.
+     * @return whether one of them is the GC profiler.
+     */
+    static boolean hasGcProfiler(final List<ProfilerConfig> profilers)
+    {
+        for (final ProfilerConfig profiler : profilers)
+        {
+            if ("gc".equals(profiler.getKlass()) || GCProfiler.class.getName().equals(profiler.getKlass()))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private static int runAndReport(
+        final CommandSpec spec,
+        final ReportOptions report,
+        final ChainedOptionsBuilder options,
+        final List<String> forkedJvmArgs) throws IOException
+    {
+        final PrintWriter out = spec.commandLine().getOut();
+        final PrintWriter err = spec.commandLine().getErr();
+        final String command = "tidemark-bench " + spec.name() + " " +
+            String.join(" ", spec.commandLine().getParseResult().originalArgs());
+        final PerfRun run = PerfRun.start(report.resultsDir, Path.of("").toAbsolutePath(), command.trim());
+        options.resultFormat(ResultFormatType.JSON).result(run.jsonFile().toString());
+        out.println("tidemark-bench: report directory " + run.directory().toAbsolutePath());
+        out.flush();
+
+        int exitCode = 0;
+        try
+        {
+            new Runner(options.build()).run();
+        }
+        catch (final RunnerException ex)
+        {
+            err.println("tidemark-bench: the JMH run failed: " + ex.getMessage());
+            exitCode = 1;
+        }
+        final List<JmhSummary.Row> rows = run.finish(forkedJvmArgs);
+
+        out.println();
+        out.println(JmhSummary.table(rows));
+        out.println("Report: " + run.summaryFile().toAbsolutePath());
+        out.println("        " + run.jsonFile().toAbsolutePath());
+        out.println("        " + run.envFile().toAbsolutePath());
+        out.flush();
+        return rows.isEmpty() ? Math.max(exitCode, 1) : exitCode;
+    }
+
+    /** Reads JMH durations such as {@code 1s}, {@code 500ms}. */
+    static final class TimeValueConverter implements CommandLine.ITypeConverter<TimeValue>
+    {
+        @Override
+        public TimeValue convert(final String value)
+        {
+            try
+            {
+                return TimeValue.fromString(value);
+            }
+            catch (final IllegalArgumentException ex)
+            {
+                throw new CommandLine.TypeConversionException("not a duration (e.g. 1s, 500ms): " + value);
+            }
+        }
+    }
+}
