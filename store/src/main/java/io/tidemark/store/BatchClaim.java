@@ -201,6 +201,56 @@ public final class BatchClaim
         return beginRecord(timestamp, key, keyOffset, null == key ? -1 : keyLength, valueLength, 0);
     }
 
+    /**
+     * Copy a run of records encoded elsewhere ({@link RecordEncoder}) into the batch in one go; offset deltas are
+     * renumbered and records stamped {@link #NOW} get the log's clock.
+     *
+     * @param source holds the records.
+     * @param offset index of the first record.
+     * @param length bytes of the run.
+     * @return the number of records added.
+     * @throws IllegalArgumentException when the run is malformed (nothing is added).
+     * @throws IllegalStateException    when the run does not fit in the claim (nothing is added).
+     */
+    public int addRecords(final DirectBuffer source, final int offset, final int length)
+    {
+        checkActive();
+        final int count = RecordEncoder.countRecords(source, offset, length);
+        if (count <= 0)
+        {
+            throw new IllegalArgumentException("malformed or empty run of records (" + length + " bytes)");
+        }
+        if (length > limit - writePosition)
+        {
+            throw new IllegalStateException("records of " + length + " bytes do not fit: " +
+                (limit - writePosition) + " bytes left in the claim");
+        }
+        buffer.putBytes(writePosition, source, offset, length);
+        int at = writePosition;
+        for (int i = 0; i < count; i++)
+        {
+            buffer.putInt(at + RecordDescriptor.OFFSET_DELTA_OFFSET, recordCount);
+            long stamp = buffer.getLong(at + RecordDescriptor.TIMESTAMP_OFFSET);
+            if (stamp == NO_TIMESTAMP)
+            {
+                stamp = nowMs;
+                buffer.putLong(at + RecordDescriptor.TIMESTAMP_OFFSET, stamp);
+            }
+            if (recordCount == 0)
+            {
+                firstTimestamp = stamp;
+            }
+            if (stamp > maxTimestamp)
+            {
+                maxTimestamp = stamp;
+            }
+            recordCount++;
+            at += buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET);
+        }
+        writePosition += length;
+        return count;
+    }
+
     private int beginRecord(
         final long timestamp,
         final DirectBuffer key,

@@ -28,19 +28,25 @@ import java.util.zip.CRC32C;
  *  |                CRC32C of all preceding bytes                  |  length - 4
  *  +---------------------------------------------------------------+
  * </pre>
- * Thread-safe: every operation is self-contained; concurrent writers of the same file must be serialized by the
+ * Public so that other modules (replication's high-watermark and leader-epoch checkpoints) share one atomic-write
+ * path. Thread-safe: every operation is self-contained; concurrent writers of one file must be serialized by the
  * caller.
  */
-final class CheckpointFile
+public final class CheckpointFile
 {
-    static final int MAGIC_OFFSET = 0;
-    static final int VERSION_OFFSET = 4;
-    static final int FIELDS_OFFSET = 8;
-    static final int VERSION = 1;
-    static final String TMP_SUFFIX = ".tmp";
+    /** Offset of the magic number. */
+    public static final int MAGIC_OFFSET = 0;
+    /** Offset of the version. */
+    public static final int VERSION_OFFSET = 4;
+    /** Offset of the first field of the kind. */
+    public static final int FIELDS_OFFSET = 8;
+    /** Version written. */
+    public static final int VERSION = 1;
+    /** Suffix of the temporary file a write goes through. */
+    public static final String TMP_SUFFIX = ".tmp";
 
     /** Outcome of reading a checkpoint file. */
-    enum Status
+    public enum Status
     {
         /** Read and verified. */
         OK,
@@ -59,11 +65,23 @@ final class CheckpointFile
      * @param fieldBytes length of the kind's fields.
      * @return a little-endian buffer with magic and version written, positioned at the fields.
      */
-    static ByteBuffer allocate(final int magic, final int fieldBytes)
+    public static ByteBuffer allocate(final int magic, final int fieldBytes)
     {
         final ByteBuffer buffer = ByteBuffer.allocate(FIELDS_OFFSET + fieldBytes + 4).order(ByteOrder.LITTLE_ENDIAN);
         buffer.putInt(MAGIC_OFFSET, magic).putInt(VERSION_OFFSET, VERSION);
         return buffer;
+    }
+
+    /**
+     * Seal the buffer with its CRC and write it atomically, syncing through the JDK.
+     *
+     * @param file    destination.
+     * @param content from {@link #allocate}, fields filled in.
+     * @throws IOException when writing, syncing or renaming fails.
+     */
+    public static void write(final Path file, final ByteBuffer content) throws IOException
+    {
+        write(file, content, FileSync.SYSTEM);
     }
 
     /**
@@ -94,9 +112,13 @@ final class CheckpointFile
     /**
      * Read and verify a file of the given kind into {@code into} (whose capacity is the expected length).
      *
+     * @param file  the file.
+     * @param magic expected magic number.
+     * @param into  little-endian buffer of the expected length.
      * @return whether it was read, missing, or corrupt.
+     * @throws IOException when the file exists but cannot be read.
      */
-    static Status read(final Path file, final int magic, final ByteBuffer into) throws IOException
+    public static Status read(final Path file, final int magic, final ByteBuffer into) throws IOException
     {
         final byte[] bytes;
         try

@@ -1233,12 +1233,19 @@ public final class Log implements AutoCloseable
         }
     }
 
-    /**
-     * Test seam: stop as a killed process would. Nothing is flushed, trimmed or checkpointed and no clean-shutdown
-     * marker is written; the mappings are released (their dirty pages stay in the page cache, as after kill -9)
-     * and so is the directory lock.
-     */
+    /** Test seam kept for the crash suites: same as {@link #halt()}. */
     void simulateCrash()
+    {
+        halt();
+    }
+
+    /**
+     * Stop as a killed process would: nothing is flushed, trimmed or checkpointed and no clean-shutdown marker is
+     * written; the agent stops, the mappings are released (their dirty pages stay in the page cache, as after
+     * kill -9) and so is the directory lock. The next open recovers the log. For hosts that must "die" inside one
+     * JVM (tests, simulations, a replica host being killed). Idempotent; a no-op after {@link #close()}.
+     */
+    public void halt()
     {
         synchronized (this)
         {

@@ -1,0 +1,161 @@
+package io.tidemark.replication;
+
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.CompositeAgent;
+import org.agrona.concurrent.DynamicCompositeAgent;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/**
+ * Runs groups of agents (a host's agents, the controller) on threads chosen by the
+ * {@link ReplicationContext.ThreadingMode}: a thread per agent, a thread per group, one thread for all, or none
+ * (the application invokes them, which with a manual clock makes the whole pipeline deterministic).
+ * Starting and stopping groups is thread-safe; stopping waits until the group's agents will not run again.
+ */
+final class AgentScheduler implements AutoCloseable
+{
+    private final ReplicationContext.ThreadingMode mode;
+    private final Supplier<IdleStrategy> idleStrategies;
+    private final ErrorHandler errorHandler;
+    private final Map<String, List<AgentRunner>> runners = new LinkedHashMap<>();
+    private final Map<String, Agent> groups = new LinkedHashMap<>();
+    private volatile Agent[] invoked = new Agent[0];
+    private DynamicCompositeAgent shared;
+    private AgentRunner sharedRunner;
+
+    AgentScheduler(final ReplicationContext.ThreadingMode mode, final Supplier<IdleStrategy> idleStrategies,
+        final ErrorHandler errorHandler)
+    {
+        this.mode = mode;
+        this.idleStrategies = idleStrategies;
+        this.errorHandler = errorHandler;
+        if (mode == ReplicationContext.ThreadingMode.SHARED)
+        {
+            shared = new DynamicCompositeAgent("tidemark-shared");
+            sharedRunner = new AgentRunner(idleStrategies.get(), errorHandler, null, shared);
+            AgentRunner.startOnThread(sharedRunner);
+        }
+    }
+
+    synchronized void start(final String group, final List<Agent> agents)
+    {
+        if (groups.containsKey(group))
+        {
+            throw new IllegalStateException("agent group already running: " + group);
+        }
+        final Agent composite = agents.size() == 1 ? agents.get(0) : new CompositeAgent(agents);
+        groups.put(group, composite);
+        switch (mode)
+        {
+            case DEDICATED:
+                final List<AgentRunner> list = new ArrayList<>();
+                for (final Agent agent : agents)
+                {
+                    final AgentRunner runner = new AgentRunner(idleStrategies.get(), errorHandler, null, agent);
+                    AgentRunner.startOnThread(runner);
+                    list.add(runner);
+                }
+                runners.put(group, list);
+                break;
+            case PER_HOST:
+                final AgentRunner runner = new AgentRunner(idleStrategies.get(), errorHandler, null, composite);
+                AgentRunner.startOnThread(runner);
+                runners.put(group, List.of(runner));
+                break;
+            case SHARED:
+                while (!shared.tryAdd(composite))
+                {
+                    Thread.yield();
+                }
+                while (!shared.hasAddAgentCompleted())
+                {
+                    Thread.yield();
+                }
+                break;
+            default:
+                composite.onStart();
+                invoked = groups.values().toArray(new Agent[0]);
+                break;
+        }
+    }
+
+    /** Stop a group: once this returns, none of its agents runs again. */
+    synchronized void stop(final String group)
+    {
+        final Agent composite = groups.remove(group);
+        if (null == composite)
+        {
+            return;
+        }
+        switch (mode)
+        {
+            case DEDICATED:
+            case PER_HOST:
+                for (final AgentRunner runner : runners.remove(group))
+                {
+                    runner.close();
+                }
+                break;
+            case SHARED:
+                while (!shared.tryRemove(composite))
+                {
+                    Thread.yield();
+                }
+                while (!shared.hasRemoveAgentCompleted())
+                {
+                    Thread.yield();
+                }
+                break;
+            default:
+                invoked = groups.values().toArray(new Agent[0]);
+                composite.onClose();
+                break;
+        }
+    }
+
+    /**
+     * Run one duty cycle of every agent, in a fixed order (controller first, then hosts by id). INVOKER mode only.
+     *
+     * @return work done.
+     */
+    int invoke()
+    {
+        if (mode != ReplicationContext.ThreadingMode.INVOKER)
+        {
+            throw new IllegalStateException("threading mode is " + mode + ", not INVOKER");
+        }
+        int work = 0;
+        for (final Agent agent : invoked)
+        {
+            try
+            {
+                work += agent.doWork();
+            }
+            catch (final Exception ex)
+            {
+                errorHandler.onError(ex);
+            }
+        }
+        return work;
+    }
+
+    @Override
+    public synchronized void close()
+    {
+        for (final String group : new ArrayList<>(groups.keySet()))
+        {
+            stop(group);
+        }
+        if (null != sharedRunner)
+        {
+            sharedRunner.close();
+        }
+    }
+}

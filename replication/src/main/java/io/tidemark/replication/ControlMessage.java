@@ -1,0 +1,44 @@
+package io.tidemark.replication;
+
+/**
+ * Control-plane messages between replica hosts and the controller (objects on queues: they are rare, unlike the
+ * fetch path's flyweights).
+ */
+sealed interface ControlMessage
+{
+    /** Host to controller: a host (re)starts, or re-registers after its session expired. */
+    record RegisterHost(int hostId, long incarnation) implements ControlMessage
+    {
+    }
+
+    /** Host to controller: liveness. */
+    record Heartbeat(int hostId, long incarnation) implements ControlMessage
+    {
+    }
+
+    /** Host to controller: clean shutdown; leadership moves away at once. */
+    record UnregisterHost(int hostId, long incarnation) implements ControlMessage
+    {
+    }
+
+    /** Leader to controller: change the ISR, if the partition is still at {@code expectedVersion}. */
+    record AlterIsr(int partitionId, int leaderId, int leaderEpoch, int expectedVersion, int[] newIsr)
+        implements ControlMessage
+    {
+    }
+
+    /** Controller to host: a partition's current state (leader, epoch, ISR). */
+    record PartitionUpdate(PartitionState state) implements ControlMessage
+    {
+    }
+
+    /** Controller to leader: outcome of an ISR change request, with the state now stored. */
+    record AlterIsrResponse(int partitionId, boolean accepted, PartitionState current) implements ControlMessage
+    {
+    }
+
+    /** Controller to host: the host's session is gone (no heartbeat within the timeout); it must re-register. */
+    record SessionExpired(int hostId) implements ControlMessage
+    {
+    }
+}

@@ -1,0 +1,352 @@
+package io.tidemark.replication;
+
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Consumer;
+
+/**
+ * The controller of one JVM's replica hosts: stores partition state durably with compare-and-set versioning
+ * ({@link PartitionStateStore}), tracks host liveness by heartbeat sessions, elects leaders from the ISR (first
+ * live member in AR order; an out-of-sync replica only with {@code unclean.leader.election.enable}), applies ISR
+ * changes requested by leaders (fenced by leader epoch and version), and tells hosts every change.
+ * <p>
+ * An Agrona {@link Agent}: {@link #doWork()} drains requests and expires sessions. Admin calls
+ * ({@link #createTopic}) and the duty cycle are serialized by the object's monitor (control plane only).
+ * Metadata for clients is published as an immutable snapshot ({@link #partitions()}), read lock-free.
+ */
+public final class Controller implements Agent
+{
+    private final ReplicationContext ctx;
+    private final EpochClock clock;
+    private final ControlChannel channel;
+    private final PartitionStateStore store;
+    private final Map<Integer, Session> sessions = new HashMap<>();
+    private final Consumer<ControlMessage> handler = this::onMessage;
+    private final System.Logger logger = System.getLogger(Controller.class.getName());
+    private volatile PartitionState[] snapshot;
+    private long uncleanElections;
+
+    /** A host's session: alive while heartbeats arrive within the timeout. */
+    private static final class Session
+    {
+        long incarnation;
+        long lastHeartbeatMs;
+        boolean alive;
+    }
+
+    /**
+     * @param dir     where partition state is stored; existing state is loaded (controller failover).
+     * @param ctx     replication configuration.
+     * @param channel queues to and from the hosts.
+     */
+    public Controller(final Path dir, final ReplicationContext ctx, final ControlChannel channel)
+    {
+        this.ctx = ctx.conclude();
+        this.clock = ctx.epochClock();
+        this.channel = channel;
+        this.store = new PartitionStateStore(dir);
+        for (final PartitionState state : store.all())
+        {
+            expectHosts(state.assignedReplicas());
+        }
+        publish();
+    }
+
+    /** Hosts named in partition state get one session timeout of grace to (re-)appear before they count as dead. */
+    private void expectHosts(final int[] hosts)
+    {
+        final long now = clock.time();
+        for (final int host : hosts)
+        {
+            sessions.computeIfAbsent(host, (h) ->
+            {
+                final Session session = new Session();
+                session.lastHeartbeatMs = now;
+                session.alive = true;
+                session.incarnation = -1;
+                return session;
+            });
+        }
+    }
+
+    private void publish()
+    {
+        snapshot = store.all().toArray(new PartitionState[0]);
+    }
+
+    /** @return the latest state of every partition, by partition id (an immutable snapshot). */
+    public PartitionState[] partitions()
+    {
+        return snapshot;
+    }
+
+    /** @return the latest state of a partition, or null. */
+    public PartitionState partition(final int partitionId)
+    {
+        final PartitionState[] current = snapshot;
+        return partitionId >= 0 && partitionId < current.length ? current[partitionId] : null;
+    }
+
+    /** @return unclean elections performed (each may have lost committed data). */
+    public synchronized long uncleanElections()
+    {
+        return uncleanElections;
+    }
+
+    /**
+     * Create a topic: each partition gets {@code replicationFactor} replicas on distinct hosts, spread round robin
+     * over {@code hosts}, the first as leader, all in the ISR.
+     *
+     * @return the new partitions' states.
+     */
+    public synchronized List<PartitionState> createTopic(
+        final String topic, final int partitions, final int replicationFactor, final int[] hosts)
+    {
+        if (partitions < 1 || replicationFactor < 1 || replicationFactor > hosts.length)
+        {
+            throw new IllegalArgumentException("need 1 <= replication factor (" + replicationFactor + ") <= hosts (" +
+                hosts.length + ") and at least one partition (" + partitions + ")");
+        }
+        for (final PartitionState existing : store.all())
+        {
+            if (existing.topicPartition().topic().equals(topic))
+            {
+                throw new IllegalArgumentException("topic exists: " + topic);
+            }
+        }
+        expectHosts(hosts);
+        final List<PartitionState> created = new ArrayList<>();
+        final int first = store.size();
+        for (int p = 0; p < partitions; p++)
+        {
+            final int[] ar = new int[replicationFactor];
+            for (int r = 0; r < replicationFactor; r++)
+            {
+                ar[r] = hosts[(first + p + r) % hosts.length];
+            }
+            final int[] isr = liveMembers(ar);
+            final boolean leaderAlive = isr.length > 0;
+            final PartitionState state = store.create(new PartitionState(first + p, new TopicPartition(topic, p), ar,
+                leaderAlive ? isr : new int[]{ ar[0] }, leaderAlive ? isr[0] : PartitionState.NO_LEADER, 0, 0));
+            created.add(state);
+            broadcast(state);
+        }
+        publish();
+        return created;
+    }
+
+    @Override
+    public synchronized int doWork()
+    {
+        int work = channel.drainController(handler);
+        final long now = clock.time();
+        for (final Map.Entry<Integer, Session> e : sessions.entrySet())
+        {
+            final Session session = e.getValue();
+            if (session.alive && now - session.lastHeartbeatMs > ctx.hostSessionTimeoutMs())
+            {
+                logger.log(System.Logger.Level.INFO, "host " + e.getKey() + " session expired");
+                hostDied(e.getKey());
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private void onMessage(final ControlMessage message)
+    {
+        if (message instanceof ControlMessage.Heartbeat heartbeat)
+        {
+            final Session session = sessions.get(heartbeat.hostId());
+            if (null != session && session.alive &&
+                (session.incarnation == heartbeat.incarnation() || session.incarnation == -1))
+            {
+                session.incarnation = heartbeat.incarnation();
+                session.lastHeartbeatMs = clock.time();
+            }
+            else
+            {
+                channel.toHost(heartbeat.hostId(), new ControlMessage.SessionExpired(heartbeat.hostId()));
+            }
+        }
+        else if (message instanceof ControlMessage.RegisterHost register)
+        {
+            register(register.hostId(), register.incarnation());
+        }
+        else if (message instanceof ControlMessage.UnregisterHost unregister)
+        {
+            final Session session = sessions.get(unregister.hostId());
+            if (null != session && session.incarnation == unregister.incarnation() && session.alive)
+            {
+                hostDied(unregister.hostId());
+            }
+        }
+        else if (message instanceof ControlMessage.AlterIsr alter)
+        {
+            alterIsr(alter);
+        }
+    }
+
+    private void register(final int hostId, final long incarnation)
+    {
+        Session session = sessions.get(hostId);
+        if (null == session)
+        {
+            session = new Session();
+            sessions.put(hostId, session);
+        }
+        else if (session.alive && session.incarnation != incarnation && session.incarnation != -1)
+        {
+            hostDied(hostId); // a restart is a failure followed by a registration
+        }
+        session.incarnation = incarnation;
+        session.lastHeartbeatMs = clock.time();
+        session.alive = true;
+        for (final PartitionState state : store.all())
+        {
+            if (!state.assigned(hostId))
+            {
+                continue;
+            }
+            PartitionState current = state;
+            if (current.leader() == PartitionState.NO_LEADER)
+            {
+                current = elect(current);
+            }
+            channel.toHost(hostId, new ControlMessage.PartitionUpdate(current));
+        }
+        publish();
+    }
+
+    private void hostDied(final int hostId)
+    {
+        final Session session = sessions.get(hostId);
+        session.alive = false;
+        for (final PartitionState state : store.all())
+        {
+            if (!state.assigned(hostId))
+            {
+                continue;
+            }
+            if (state.leader() == hostId)
+            {
+                elect(state);
+            }
+            else if (state.inIsr(hostId) && state.isr().length > 1)
+            {
+                final PartitionState next = store.compareAndSet(state.version(),
+                    state.with(without(state.isr(), hostId), state.leader(), state.leaderEpoch()));
+                broadcast(next);
+            }
+        }
+        publish();
+    }
+
+    /**
+     * Elect a leader for a partition whose leader is gone: the first live ISR member in AR order; failing that,
+     * with unclean election enabled, the first live assigned replica; failing that, no leader (the last ISR
+     * member stays in the ISR so that it can lead again when it returns).
+     */
+    private PartitionState elect(final PartitionState state)
+    {
+        final int[] liveIsr = liveInOrder(state.assignedReplicas(), state.isr());
+        PartitionState next;
+        if (liveIsr.length > 0)
+        {
+            next = state.with(liveIsr, liveIsr[0], state.leaderEpoch() + 1);
+        }
+        else if (ctx.uncleanLeaderElectionEnable() && liveMembers(state.assignedReplicas()).length > 0)
+        {
+            final int leader = liveMembers(state.assignedReplicas())[0];
+            uncleanElections++;
+            logger.log(System.Logger.Level.WARNING, "unclean election of host " + leader + " for " +
+                state.topicPartition() + ": committed records may be lost");
+            next = state.with(new int[]{ leader }, leader, state.leaderEpoch() + 1);
+        }
+        else
+        {
+            final int[] lastIsr = state.isr().length > 1 && state.leader() >= 0 ?
+                new int[]{ state.leader() } : state.isr();
+            if (state.leader() == PartitionState.NO_LEADER && Arrays.equals(lastIsr, state.isr()))
+            {
+                return state;
+            }
+            next = state.with(lastIsr, PartitionState.NO_LEADER, state.leaderEpoch() + 1);
+        }
+        final PartitionState stored = store.compareAndSet(state.version(), next);
+        broadcast(stored);
+        return stored;
+    }
+
+    private void alterIsr(final ControlMessage.AlterIsr request)
+    {
+        final PartitionState state = store.get(request.partitionId());
+        if (null == state)
+        {
+            return;
+        }
+        boolean valid = state.leader() == request.leaderId() && state.leaderEpoch() == request.leaderEpoch() &&
+            state.version() == request.expectedVersion() && PartitionState.contains(request.newIsr(), state.leader());
+        for (final int host : request.newIsr())
+        {
+            valid &= state.assigned(host) && (state.inIsr(host) || isAlive(host));
+        }
+        PartitionState current = state;
+        if (valid)
+        {
+            current = store.compareAndSet(state.version(), state.with(request.newIsr().clone(), state.leader(),
+                state.leaderEpoch()));
+            broadcast(current);
+            publish();
+        }
+        channel.toHost(request.leaderId(), new ControlMessage.AlterIsrResponse(request.partitionId(), valid, current));
+    }
+
+    private void broadcast(final PartitionState state)
+    {
+        for (final int host : state.assignedReplicas())
+        {
+            channel.toHost(host, new ControlMessage.PartitionUpdate(state));
+        }
+    }
+
+    private boolean isAlive(final int host)
+    {
+        final Session session = sessions.get(host);
+        return null != session && session.alive;
+    }
+
+    /** @return whether the controller considers {@code host} alive. */
+    public synchronized boolean hostAlive(final int host)
+    {
+        return isAlive(host);
+    }
+
+    private int[] liveMembers(final int[] hosts)
+    {
+        return Arrays.stream(hosts).filter(this::isAlive).toArray();
+    }
+
+    private int[] liveInOrder(final int[] ar, final int[] isr)
+    {
+        return Arrays.stream(ar).filter((h) -> PartitionState.contains(isr, h) && isAlive(h)).toArray();
+    }
+
+    private static int[] without(final int[] hosts, final int host)
+    {
+        return Arrays.stream(hosts).filter((h) -> h != host).toArray();
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "tidemark-controller";
+    }
+}

@@ -1,0 +1,332 @@
+package io.tidemark.replication;
+
+import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
+
+/**
+ * The replication protocol's messages, carried over the {@link Transport} (Agrona ring buffers in process) and
+ * encoded with the flyweights below. All fields little-endian; the ring's message type id says which message it is.
+ * <pre>
+ *  FETCH_REQUEST (type 1): follower -> leader
+ *   0                   1                   2                   3
+ *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
+ *  +---------------------------------------------------------------+
+ *  |                         Partition Id                          |  0
+ *  +---------------------------------------------------------------+
+ *  |                 Replica Id (the follower host)                |  4
+ *  +---------------------------------------------------------------+
+ *  |                 Current Leader Epoch (follower's)             |  8
+ *  +---------------------------------------------------------------+
+ *  |                           Max Bytes                           | 12
+ *  +---------------------------------------------------------------+
+ *  |                 Incarnation of the follower host              | 16
+ *  +---------------------------------------------------------------+
+ *  |                Fetch Offset (the follower's LEO)              | 24
+ *  +---------------------------------------------------------------+
+ *  |                         Correlation Id                        | 32
+ *  +---------------------------------------------------------------+
+ *
+ *  FETCH_RESPONSE (type 2): leader -> follower
+ *  +---------------------------------------------------------------+
+ *  |                         Partition Id                          |  0
+ *  +---------------------------------------------------------------+
+ *  |                   Error (ReplicationError ordinal)            |  4
+ *  +---------------------------------------------------------------+
+ *  |                      Leader Epoch (leader's)                  |  8
+ *  +---------------------------------------------------------------+
+ *  |                         Records Length                        | 12
+ *  +---------------------------------------------------------------+
+ *  |                         Correlation Id                        | 16
+ *  +---------------------------------------------------------------+
+ *  |                    High Watermark (leader's)                  | 24
+ *  +---------------------------------------------------------------+
+ *  |                        Log Start Offset                       | 32
+ *  +---------------------------------------------------------------+
+ *  |                         Log End Offset                        | 40
+ *  +---------------------------------------------------------------+
+ *  |        Records: raw batch frames, as in the leader's log     ... 48
+ *  +---------------------------------------------------------------+
+ *
+ *  EPOCH_REQUEST (type 3): follower -> leader, "where does epoch E end?"
+ *  +---------------------------------------------------------------+
+ *  |    Partition Id    |    Replica Id    | Current Leader Epoch  |  0, 4, 8
+ *  +---------------------------------------------------------------+
+ *  |                         Requested Epoch                       | 12
+ *  +---------------------------------------------------------------+
+ *  |                         Correlation Id                        | 16
+ *  +---------------------------------------------------------------+
+ *
+ *  EPOCH_RESPONSE (type 4): leader -> follower
+ *  +---------------------------------------------------------------+
+ *  |     Partition Id    |    Error    |  Leader Epoch (leader's)  |  0, 4, 8
+ *  +---------------------------------------------------------------+
+ *  |        Epoch: largest epoch <= requested the leader knows     | 12
+ *  +---------------------------------------------------------------+
+ *  |                         Correlation Id                        | 16
+ *  +---------------------------------------------------------------+
+ *  |                  End Offset of that epoch                     | 24
+ *  +---------------------------------------------------------------+
+ * </pre>
+ */
+final class FetchMessages
+{
+    static final int FETCH_REQUEST = 1;
+    static final int FETCH_RESPONSE = 2;
+    static final int EPOCH_REQUEST = 3;
+    static final int EPOCH_RESPONSE = 4;
+
+    private FetchMessages()
+    {
+    }
+
+    /** Flyweight over a FETCH_REQUEST. */
+    static final class FetchRequest
+    {
+        static final int LENGTH = 40;
+        private MutableDirectBuffer buffer;
+        private int offset;
+
+        FetchRequest wrap(final MutableDirectBuffer buffer, final int offset)
+        {
+            this.buffer = buffer;
+            this.offset = offset;
+            return this;
+        }
+
+        FetchRequest encode(final int partitionId, final int replicaId, final int leaderEpoch, final int maxBytes,
+            final long incarnation, final long fetchOffset, final long correlationId)
+        {
+            buffer.putInt(offset, partitionId);
+            buffer.putInt(offset + 4, replicaId);
+            buffer.putInt(offset + 8, leaderEpoch);
+            buffer.putInt(offset + 12, maxBytes);
+            buffer.putLong(offset + 16, incarnation);
+            buffer.putLong(offset + 24, fetchOffset);
+            buffer.putLong(offset + 32, correlationId);
+            return this;
+        }
+
+        int partitionId()
+        {
+            return buffer.getInt(offset);
+        }
+
+        int replicaId()
+        {
+            return buffer.getInt(offset + 4);
+        }
+
+        int leaderEpoch()
+        {
+            return buffer.getInt(offset + 8);
+        }
+
+        int maxBytes()
+        {
+            return buffer.getInt(offset + 12);
+        }
+
+        long incarnation()
+        {
+            return buffer.getLong(offset + 16);
+        }
+
+        long fetchOffset()
+        {
+            return buffer.getLong(offset + 24);
+        }
+
+        long correlationId()
+        {
+            return buffer.getLong(offset + 32);
+        }
+    }
+
+    /** Flyweight over a FETCH_RESPONSE. */
+    static final class FetchResponse
+    {
+        static final int HEADER_LENGTH = 48;
+        private MutableDirectBuffer buffer;
+        private int offset;
+
+        FetchResponse wrap(final MutableDirectBuffer buffer, final int offset)
+        {
+            this.buffer = buffer;
+            this.offset = offset;
+            return this;
+        }
+
+        FetchResponse encode(final int partitionId, final ReplicationError error, final int leaderEpoch,
+            final int recordsLength, final long correlationId, final long highWatermark, final long logStartOffset,
+            final long logEndOffset)
+        {
+            buffer.putInt(offset, partitionId);
+            buffer.putInt(offset + 4, error.ordinal());
+            buffer.putInt(offset + 8, leaderEpoch);
+            buffer.putInt(offset + 12, recordsLength);
+            buffer.putLong(offset + 16, correlationId);
+            buffer.putLong(offset + 24, highWatermark);
+            buffer.putLong(offset + 32, logStartOffset);
+            buffer.putLong(offset + 40, logEndOffset);
+            return this;
+        }
+
+        int partitionId()
+        {
+            return buffer.getInt(offset);
+        }
+
+        ReplicationError error()
+        {
+            return ReplicationError.get(buffer.getInt(offset + 4));
+        }
+
+        int leaderEpoch()
+        {
+            return buffer.getInt(offset + 8);
+        }
+
+        int recordsLength()
+        {
+            return buffer.getInt(offset + 12);
+        }
+
+        long correlationId()
+        {
+            return buffer.getLong(offset + 16);
+        }
+
+        long highWatermark()
+        {
+            return buffer.getLong(offset + 24);
+        }
+
+        long logStartOffset()
+        {
+            return buffer.getLong(offset + 32);
+        }
+
+        long logEndOffset()
+        {
+            return buffer.getLong(offset + 40);
+        }
+
+        DirectBuffer buffer()
+        {
+            return buffer;
+        }
+
+        int recordsOffset()
+        {
+            return offset + HEADER_LENGTH;
+        }
+    }
+
+    /** Flyweight over an EPOCH_REQUEST. */
+    static final class EpochRequest
+    {
+        static final int LENGTH = 24;
+        private MutableDirectBuffer buffer;
+        private int offset;
+
+        EpochRequest wrap(final MutableDirectBuffer buffer, final int offset)
+        {
+            this.buffer = buffer;
+            this.offset = offset;
+            return this;
+        }
+
+        EpochRequest encode(final int partitionId, final int replicaId, final int leaderEpoch,
+            final int requestedEpoch, final long correlationId)
+        {
+            buffer.putInt(offset, partitionId);
+            buffer.putInt(offset + 4, replicaId);
+            buffer.putInt(offset + 8, leaderEpoch);
+            buffer.putInt(offset + 12, requestedEpoch);
+            buffer.putLong(offset + 16, correlationId);
+            return this;
+        }
+
+        int partitionId()
+        {
+            return buffer.getInt(offset);
+        }
+
+        int replicaId()
+        {
+            return buffer.getInt(offset + 4);
+        }
+
+        int leaderEpoch()
+        {
+            return buffer.getInt(offset + 8);
+        }
+
+        int requestedEpoch()
+        {
+            return buffer.getInt(offset + 12);
+        }
+
+        long correlationId()
+        {
+            return buffer.getLong(offset + 16);
+        }
+    }
+
+    /** Flyweight over an EPOCH_RESPONSE. */
+    static final class EpochResponse
+    {
+        static final int LENGTH = 32;
+        private MutableDirectBuffer buffer;
+        private int offset;
+
+        EpochResponse wrap(final MutableDirectBuffer buffer, final int offset)
+        {
+            this.buffer = buffer;
+            this.offset = offset;
+            return this;
+        }
+
+        EpochResponse encode(final int partitionId, final ReplicationError error, final int leaderEpoch,
+            final int epoch, final long correlationId, final long endOffset)
+        {
+            buffer.putInt(offset, partitionId);
+            buffer.putInt(offset + 4, error.ordinal());
+            buffer.putInt(offset + 8, leaderEpoch);
+            buffer.putInt(offset + 12, epoch);
+            buffer.putLong(offset + 16, correlationId);
+            buffer.putLong(offset + 24, endOffset);
+            return this;
+        }
+
+        int partitionId()
+        {
+            return buffer.getInt(offset);
+        }
+
+        ReplicationError error()
+        {
+            return ReplicationError.get(buffer.getInt(offset + 4));
+        }
+
+        int leaderEpoch()
+        {
+            return buffer.getInt(offset + 8);
+        }
+
+        int epoch()
+        {
+            return buffer.getInt(offset + 12);
+        }
+
+        long correlationId()
+        {
+            return buffer.getLong(offset + 16);
+        }
+
+        long endOffset()
+        {
+            return buffer.getLong(offset + 24);
+        }
+    }
+}

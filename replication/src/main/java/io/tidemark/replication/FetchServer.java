@@ -1,0 +1,249 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.BatchHandler;
+import io.tidemark.store.LogReader;
+import io.tidemark.store.StorageException;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.MessageHandler;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
+
+import java.nio.ByteBuffer;
+
+/**
+ * The leader side of the fetch protocol on one host: answers fetch and epoch requests from followers, tracks each
+ * follower's position, requests ISR expansions, advances the high watermark, and holds ("parks") fetches that
+ * have nothing new until data arrives, the high watermark moves, or {@code replica.fetch.wait.max.ms} passes.
+ * <p>
+ * Requests are fenced: a request carrying an older leader epoch gets FENCED_LEADER_EPOCH, a newer one
+ * UNKNOWN_LEADER_EPOCH; a replica not assigned to the partition gets NOT_ASSIGNED_REPLICA.
+ * <p>
+ * Runs on the host agent's thread; allocates nothing per request in steady state.
+ */
+final class FetchServer
+{
+    private final int hostId;
+    private final Transport transport;
+    private final ReplicationContext ctx;
+    private final EpochClock clock;
+    private final Int2ObjectHashMap<Replica> replicas;
+    private final IsrChanges isrChanges;
+    private final UnsafeBuffer scratch;
+    private final FetchMessages.FetchRequest fetchRequest = new FetchMessages.FetchRequest();
+    private final FetchMessages.EpochRequest epochRequest = new FetchMessages.EpochRequest();
+    private final FetchMessages.FetchResponse fetchResponse = new FetchMessages.FetchResponse();
+    private final FetchMessages.EpochResponse epochResponse = new FetchMessages.EpochResponse();
+    private final MessageHandler requestHandler = this::onRequest;
+    private final BatchHandler copyBatch = this::copyBatch;
+    private int scratchLength;
+
+    /** Sends ISR change requests to the controller. */
+    interface IsrChanges
+    {
+        void request(Replica replica, LeaderState leader, int[] newIsr);
+    }
+
+    FetchServer(final int hostId, final Transport transport, final ReplicationContext ctx,
+        final Int2ObjectHashMap<Replica> replicas, final IsrChanges isrChanges)
+    {
+        this.hostId = hostId;
+        this.transport = transport;
+        this.ctx = ctx;
+        this.clock = ctx.epochClock();
+        this.replicas = replicas;
+        this.isrChanges = isrChanges;
+        this.scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(
+            FetchMessages.FetchResponse.HEADER_LENGTH + ctx.replicaFetchMaxBytes() + 1024 * 1024 + 64));
+    }
+
+    int poll()
+    {
+        return transport.pollRequests(hostId, requestHandler, 64);
+    }
+
+    private void onRequest(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        if (msgTypeId == FetchMessages.FETCH_REQUEST)
+        {
+            onFetch(fetchRequest.wrap(buffer, index));
+        }
+        else if (msgTypeId == FetchMessages.EPOCH_REQUEST)
+        {
+            onEpochRequest(epochRequest.wrap(buffer, index));
+        }
+    }
+
+    private ReplicationError check(final Replica replica, final int requestEpoch, final int replicaId)
+    {
+        if (null == replica)
+        {
+            return ReplicationError.NOT_LEADER;
+        }
+        final LeaderState leader = replica.leaderState;
+        if (null == leader)
+        {
+            return requestEpoch < replica.leaderEpoch ? ReplicationError.FENCED_LEADER_EPOCH :
+                ReplicationError.NOT_LEADER;
+        }
+        if (requestEpoch < leader.epoch)
+        {
+            return ReplicationError.FENCED_LEADER_EPOCH;
+        }
+        if (requestEpoch > leader.epoch)
+        {
+            return ReplicationError.UNKNOWN_LEADER_EPOCH;
+        }
+        if (null == leader.follower(replicaId))
+        {
+            return ReplicationError.NOT_ASSIGNED_REPLICA;
+        }
+        return ReplicationError.NONE;
+    }
+
+    private void onFetch(final FetchMessages.FetchRequest request)
+    {
+        final long now = clock.time();
+        final Replica replica = replicas.get(request.partitionId());
+        final ReplicationError error = check(replica, request.leaderEpoch(), request.replicaId());
+        if (error != ReplicationError.NONE)
+        {
+            respondError(replica, request.partitionId(), request.replicaId(), request.correlationId(), error);
+            return;
+        }
+        final LeaderState leader = replica.leaderState;
+        final FollowerState follower = leader.follower(request.replicaId());
+        if (request.incarnation() != follower.incarnation)
+        {
+            follower.resetForIncarnation(request.incarnation(), now);
+        }
+        final long fetchOffset = request.fetchOffset();
+        final long leaderEnd = replica.log.logEndOffset();
+        if (fetchOffset > leaderEnd || fetchOffset < replica.log.logStartOffset())
+        {
+            follower.parked = false;
+            respondError(replica, request.partitionId(), request.replicaId(), request.correlationId(),
+                ReplicationError.OFFSET_OUT_OF_RANGE);
+            return;
+        }
+        follower.onFetch(fetchOffset, leaderEnd, now);
+        final int[] expanded = leader.expandCandidate(follower);
+        if (null != expanded)
+        {
+            isrChanges.request(replica, leader, expanded);
+        }
+        leader.maybeAdvanceHighWatermark();
+        if (fetchOffset < leaderEnd || leader.highWatermark() > follower.highWatermarkSent)
+        {
+            respond(replica, leader, follower, request.correlationId(), fetchOffset, request.maxBytes());
+        }
+        else
+        {
+            follower.park(request.correlationId(), fetchOffset, request.maxBytes(),
+                now + ctx.replicaFetchWaitMaxMs());
+        }
+    }
+
+    /**
+     * Answer parked fetches of a leader replica that have something new or waited long enough.
+     *
+     * @return fetches answered.
+     */
+    int serveParked(final Replica replica, final LeaderState leader, final long now)
+    {
+        int work = 0;
+        final long leaderEnd = replica.log.logEndOffset();
+        final long hw = leader.highWatermark();
+        for (final FollowerState follower : leader.followers())
+        {
+            if (follower.parked && (leaderEnd > follower.parkedFetchOffset || hw > follower.highWatermarkSent ||
+                now >= follower.parkedDeadlineMs))
+            {
+                respond(replica, leader, follower, follower.parkedCorrelationId, follower.parkedFetchOffset,
+                    follower.parkedMaxBytes);
+                work++;
+            }
+        }
+        return work;
+    }
+
+    private void respond(final Replica replica, final LeaderState leader, final FollowerState follower,
+        final long correlationId, final long fetchOffset, final int maxBytes)
+    {
+        follower.parked = false;
+        scratchLength = FetchMessages.FetchResponse.HEADER_LENGTH;
+        try
+        {
+            LogReader reader = follower.reader;
+            if (null == reader)
+            {
+                reader = replica.log.openReader();
+                follower.reader = reader;
+            }
+            if (reader.position() != fetchOffset)
+            {
+                reader.seek(fetchOffset);
+            }
+            reader.pollBatches(copyBatch, Long.MAX_VALUE, Math.min(maxBytes, ctx.replicaFetchMaxBytes()));
+        }
+        catch (final StorageException ex)
+        {
+            respondError(replica, replica.partitionId, follower.hostId, correlationId,
+                ReplicationError.OFFSET_OUT_OF_RANGE);
+            return;
+        }
+        final long hw = leader.highWatermark();
+        fetchResponse.wrap(scratch, 0).encode(replica.partitionId, ReplicationError.NONE, leader.epoch,
+            scratchLength - FetchMessages.FetchResponse.HEADER_LENGTH, correlationId, hw,
+            replica.log.logStartOffset(), replica.log.logEndOffset());
+        if (transport.sendResponse(hostId, follower.hostId, FetchMessages.FETCH_RESPONSE, scratch, 0, scratchLength))
+        {
+            follower.highWatermarkSent = hw;
+        }
+        else if (follower.reader.position() != fetchOffset)
+        {
+            follower.reader.seek(fetchOffset); // not delivered: serve the same bytes again next time
+        }
+    }
+
+    private void copyBatch(final io.tidemark.store.RecordBatch batch)
+    {
+        final int length = batch.frameLength();
+        if (scratchLength + length <= scratch.capacity())
+        {
+            scratch.putBytes(scratchLength, batch.buffer(), batch.offset(), length);
+            scratchLength += length;
+        }
+    }
+
+    private void respondError(final Replica replica, final int partitionId, final int toHost,
+        final long correlationId, final ReplicationError error)
+    {
+        final int epoch = null == replica ? -1 : replica.leaderEpoch;
+        final long start = null == replica ? -1 : replica.log.logStartOffset();
+        final long end = null == replica ? -1 : replica.log.logEndOffset();
+        final long hw = null == replica ? -1 : replica.highWatermark.get();
+        fetchResponse.wrap(scratch, 0).encode(partitionId, error, epoch, 0, correlationId, hw, start, end);
+        transport.sendResponse(hostId, toHost, FetchMessages.FETCH_RESPONSE, scratch, 0,
+            FetchMessages.FetchResponse.HEADER_LENGTH);
+    }
+
+    private void onEpochRequest(final FetchMessages.EpochRequest request)
+    {
+        final Replica replica = replicas.get(request.partitionId());
+        final ReplicationError error = check(replica, request.leaderEpoch(), request.replicaId());
+        int epoch = LeaderEpochCache.UNDEFINED_EPOCH;
+        long endOffset = LeaderEpochCache.UNDEFINED_OFFSET;
+        if (error == ReplicationError.NONE)
+        {
+            final LeaderEpochCache.EpochEndOffset answer =
+                replica.epochCache.endOffsetFor(request.requestedEpoch(), replica.log.logEndOffset());
+            epoch = answer.epoch();
+            endOffset = answer.endOffset();
+        }
+        epochResponse.wrap(scratch, 0).encode(request.partitionId(), error,
+            null == replica ? -1 : replica.leaderEpoch, epoch, request.correlationId(), endOffset);
+        transport.sendResponse(hostId, request.replicaId(), FetchMessages.EPOCH_RESPONSE, scratch, 0,
+            FetchMessages.EpochResponse.LENGTH);
+    }
+}

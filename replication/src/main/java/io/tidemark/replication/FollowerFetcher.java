@@ -1,0 +1,390 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.RecordBatchDescriptor;
+import io.tidemark.store.StorageErrorCode;
+import io.tidemark.store.StorageException;
+import org.agrona.DirectBuffer;
+import org.agrona.ErrorHandler;
+import org.agrona.ExpandableArrayBuffer;
+import org.agrona.MutableDirectBuffer;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.MessageHandler;
+
+import java.util.Arrays;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Replicates, onto one host, the partitions whose leader is one given other host: an Agrona {@link Agent} that
+ * sends fetch and epoch requests to that leader over the {@link Transport} and appends the fetched batches to the
+ * local logs as raw bytes. Each partition runs the state machine of {@link PartitionFetch}: reconcile the log
+ * with the leader's epochs (truncating), then fetch, one request in flight.
+ * <p>
+ * Partitions are added and removed by the host agent when roles change, under {@link #lock}, which the duty cycle
+ * also holds: a partition leaving this fetcher is guaranteed not to be written by it afterwards.
+ */
+final class FollowerFetcher implements Agent
+{
+    private final int hostId;
+    private final int leaderHostId;
+    private final long incarnation;
+    private final Transport transport;
+    private final ReplicationContext ctx;
+    private final EpochClock clock;
+    private final ErrorHandler errorHandler;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final ExpandableArrayBuffer requestBuffer = new ExpandableArrayBuffer(64);
+    private final FetchMessages.FetchRequest fetchRequest = new FetchMessages.FetchRequest();
+    private final FetchMessages.EpochRequest epochRequest = new FetchMessages.EpochRequest();
+    private final FetchMessages.FetchResponse fetchResponse = new FetchMessages.FetchResponse();
+    private final FetchMessages.EpochResponse epochResponse = new FetchMessages.EpochResponse();
+    private final MessageHandler responseHandler = this::onResponse;
+    private PartitionFetch[] partitions = new PartitionFetch[0];
+    private long nextCorrelationId;
+
+    FollowerFetcher(final int hostId, final int leaderHostId, final long incarnation, final Transport transport,
+        final ReplicationContext ctx, final ErrorHandler errorHandler)
+    {
+        this.hostId = hostId;
+        this.leaderHostId = leaderHostId;
+        this.incarnation = incarnation;
+        this.transport = transport;
+        this.ctx = ctx;
+        this.clock = ctx.epochClock();
+        this.errorHandler = errorHandler;
+        this.nextCorrelationId = (long)hostId << 48 | (long)leaderHostId << 40;
+    }
+
+    int leaderHostId()
+    {
+        return leaderHostId;
+    }
+
+    /** Start (or restart, for a new leader epoch) replicating a partition: it begins by reconciling. */
+    void add(final Replica replica, final int leaderEpoch)
+    {
+        lock.lock();
+        try
+        {
+            for (final PartitionFetch existing : partitions)
+            {
+                if (existing.replica == replica)
+                {
+                    existing.restart(leaderEpoch, clock.time());
+                    return;
+                }
+            }
+            final PartitionFetch fetch = new PartitionFetch(replica, leaderEpoch, clock.time());
+            partitions = Arrays.copyOf(partitions, partitions.length + 1);
+            partitions[partitions.length - 1] = fetch;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** Stop replicating a partition; once this returns the fetcher no longer writes its log. */
+    void remove(final Replica replica)
+    {
+        lock.lock();
+        try
+        {
+            partitions = Arrays.stream(partitions).filter((p) -> p.replica != replica).toArray(PartitionFetch[]::new);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    /** @return the state of a partition's fetch, or null (for tests and diagnostics). */
+    PartitionFetch.State stateOf(final int partitionId)
+    {
+        lock.lock();
+        try
+        {
+            for (final PartitionFetch p : partitions)
+            {
+                if (p.replica.partitionId == partitionId)
+                {
+                    return p.state;
+                }
+            }
+            return null;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    @Override
+    public int doWork()
+    {
+        lock.lock();
+        try
+        {
+            int work = transport.pollResponses(hostId, leaderHostId, responseHandler, 64);
+            final long now = clock.time();
+            for (final PartitionFetch p : partitions)
+            {
+                work += step(p, now);
+            }
+            return work;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
+    private int step(final PartitionFetch p, final long now)
+    {
+        switch (p.state)
+        {
+            case RECONCILE:
+                return sendEpochRequest(p, now);
+            case FETCH:
+                return sendFetch(p, now);
+            case AWAIT_EPOCH:
+            case AWAIT_FETCH:
+                if (now - p.sentAtMs > ctx.replicaFetchWaitMaxMs() + ctx.hostSessionTimeoutMs())
+                {
+                    backoff(p, p.state == PartitionFetch.State.AWAIT_EPOCH ? PartitionFetch.State.RECONCILE :
+                        PartitionFetch.State.FETCH, "no response from leader " + leaderHostId, now);
+                    return 1;
+                }
+                return 0;
+            case BACKOFF:
+                if (now >= p.backoffUntilMs)
+                {
+                    p.transition(p.afterBackoff, "backoff over", now);
+                    return 1;
+                }
+                return 0;
+            default:
+                return 0;
+        }
+    }
+
+    private int sendEpochRequest(final PartitionFetch p, final long now)
+    {
+        final int latest = p.replica.epochCache.latestEpoch();
+        if (latest == LeaderEpochCache.UNDEFINED_EPOCH)
+        {
+            p.transition(PartitionFetch.State.FETCH, "no epochs to reconcile", now);
+            return 1;
+        }
+        p.correlationId = ++nextCorrelationId;
+        epochRequest.wrap(requestBuffer, 0).encode(p.replica.partitionId, hostId, p.leaderEpoch, latest,
+            p.correlationId);
+        if (transport.sendRequest(hostId, leaderHostId, FetchMessages.EPOCH_REQUEST, requestBuffer, 0,
+            FetchMessages.EpochRequest.LENGTH))
+        {
+            p.sentAtMs = now;
+            p.transition(PartitionFetch.State.AWAIT_EPOCH, "asked end of epoch " + latest, now);
+        }
+        else
+        {
+            backoff(p, PartitionFetch.State.RECONCILE, "request not sent", now);
+        }
+        return 1;
+    }
+
+    private int sendFetch(final PartitionFetch p, final long now)
+    {
+        p.correlationId = ++nextCorrelationId;
+        p.fetchOffset = p.replica.log.logEndOffset();
+        fetchRequest.wrap(requestBuffer, 0).encode(p.replica.partitionId, hostId, p.leaderEpoch,
+            ctx.replicaFetchMaxBytes(), incarnation, p.fetchOffset, p.correlationId);
+        if (transport.sendRequest(hostId, leaderHostId, FetchMessages.FETCH_REQUEST, requestBuffer, 0,
+            FetchMessages.FetchRequest.LENGTH))
+        {
+            p.sentAtMs = now;
+            p.state = PartitionFetch.State.AWAIT_FETCH; // the steady-state loop records no reason: it allocates nothing
+        }
+        else
+        {
+            backoff(p, PartitionFetch.State.FETCH, "request not sent", now);
+        }
+        return 1;
+    }
+
+    private void backoff(final PartitionFetch p, final PartitionFetch.State then, final String why, final long now)
+    {
+        p.transition(PartitionFetch.State.BACKOFF, why, now);
+        p.resumeIn(then, now + ctx.replicaFetchBackoffMs());
+    }
+
+    private PartitionFetch find(final int partitionId, final long correlationId)
+    {
+        for (final PartitionFetch p : partitions)
+        {
+            if (p.replica.partitionId == partitionId)
+            {
+                return p.correlationId == correlationId ? p : null;
+            }
+        }
+        return null;
+    }
+
+    private void onResponse(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    {
+        try
+        {
+            if (msgTypeId == FetchMessages.FETCH_RESPONSE)
+            {
+                fetchResponse.wrap(buffer, index);
+                final PartitionFetch p = find(fetchResponse.partitionId(), fetchResponse.correlationId());
+                if (null != p && p.state == PartitionFetch.State.AWAIT_FETCH)
+                {
+                    onFetchResponse(p, clock.time());
+                }
+            }
+            else if (msgTypeId == FetchMessages.EPOCH_RESPONSE)
+            {
+                epochResponse.wrap(buffer, index);
+                final PartitionFetch p = find(epochResponse.partitionId(), epochResponse.correlationId());
+                if (null != p && p.state == PartitionFetch.State.AWAIT_EPOCH)
+                {
+                    onEpochResponse(p, clock.time());
+                }
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(ex);
+        }
+    }
+
+    private void onFetchResponse(final PartitionFetch p, final long now)
+    {
+        final Replica replica = p.replica;
+        final ReplicationError error = fetchResponse.error();
+        switch (error)
+        {
+            case NONE:
+                final int length = fetchResponse.recordsLength();
+                if (length > 0)
+                {
+                    try
+                    {
+                        replica.log.appendRaw(fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
+                    }
+                    catch (final StorageException ex)
+                    {
+                        if (ex.code() == StorageErrorCode.INVALID_BATCH)
+                        {
+                            p.transition(PartitionFetch.State.RECONCILE, "append rejected: " + ex.getMessage(), now);
+                        }
+                        else
+                        {
+                            backoff(p, PartitionFetch.State.FETCH, "local log failed: " + ex.getMessage(), now);
+                        }
+                        return;
+                    }
+                    learnEpochs(replica, fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
+                }
+                replica.highWatermark.advanceTo(Math.min(fetchResponse.highWatermark(), replica.log.logEndOffset()));
+                p.state = PartitionFetch.State.FETCH;
+                break;
+            case OFFSET_OUT_OF_RANGE:
+                if (p.fetchOffset < fetchResponse.logStartOffset())
+                {
+                    replica.log.truncateFullyAndStartAt(fetchResponse.logStartOffset());
+                    replica.epochCache.clear();
+                    replica.highWatermark.reset(fetchResponse.logStartOffset());
+                    p.transition(PartitionFetch.State.FETCH, "behind the leader's log start: restarted empty", now);
+                }
+                else
+                {
+                    p.transition(PartitionFetch.State.RECONCILE, "ahead of the leader's log end", now);
+                }
+                break;
+            case UNKNOWN_LEADER_EPOCH:
+                backoff(p, PartitionFetch.State.FETCH, "leader does not know epoch " + p.leaderEpoch + " yet", now);
+                break;
+            default:
+                backoff(p, PartitionFetch.State.RECONCILE, "fetch refused: " + error, now);
+                break;
+        }
+    }
+
+    /** New epochs in fetched batches start new entries of the epoch cache. */
+    private static void learnEpochs(final Replica replica, final DirectBuffer buffer, final int offset,
+        final int length)
+    {
+        final int end = offset + length;
+        for (int at = offset; at + RecordBatchDescriptor.HEADER_LENGTH <= end; )
+        {
+            final int batchLength = buffer.getInt(at + RecordBatchDescriptor.LENGTH_OFFSET);
+            final int epoch = buffer.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
+            if (epoch > replica.epochCache.latestEpoch())
+            {
+                replica.epochCache.assign(epoch, buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET));
+            }
+            at += RecordBatchDescriptor.frameLength(batchLength);
+        }
+    }
+
+    /**
+     * The leader answered "the largest epoch I know at or below the one you asked is E, and it ends at X"
+     * (KIP-101/279). Truncate to the common point and either fetch or ask again. Never below the high watermark
+     * unless unclean election is enabled.
+     */
+    private void onEpochResponse(final PartitionFetch p, final long now)
+    {
+        final Replica replica = p.replica;
+        final ReplicationError error = epochResponse.error();
+        if (error != ReplicationError.NONE)
+        {
+            backoff(p, PartitionFetch.State.RECONCILE, "epoch query refused: " + error, now);
+            return;
+        }
+        final int epoch = epochResponse.epoch();
+        final long leaderEnd = epochResponse.endOffset();
+        final long localEnd = replica.log.logEndOffset();
+        long target;
+        boolean done = true;
+        if (epoch == LeaderEpochCache.UNDEFINED_EPOCH)
+        {
+            target = replica.highWatermark.get();
+        }
+        else if (replica.epochCache.contains(epoch))
+        {
+            target = Math.min(leaderEnd, replica.epochCache.endOffsetFor(epoch, localEnd).endOffset());
+        }
+        else
+        {
+            // We lack E: drop every record of our epochs above E, then ask again about what is left.
+            final int previous = replica.epochCache.previousEpoch(epoch);
+            target = previous == LeaderEpochCache.UNDEFINED_EPOCH ? replica.log.logStartOffset() :
+                replica.epochCache.endOffsetFor(previous, localEnd).endOffset();
+            done = previous == LeaderEpochCache.UNDEFINED_EPOCH;
+        }
+        if (!ctx.uncleanLeaderElectionEnable())
+        {
+            target = Math.max(target, replica.highWatermark.get());
+        }
+        long newEnd = localEnd;
+        if (target < localEnd)
+        {
+            newEnd = replica.log.truncateTo(target);
+            if (replica.highWatermark.get() > newEnd)
+            {
+                replica.highWatermark.reset(newEnd); // only with unclean election enabled
+            }
+        }
+        // Epochs starting at or after the common point are not ours any more, even those without records.
+        replica.epochCache.truncateFromEnd(Math.min(target, newEnd));
+        p.transition(done ? PartitionFetch.State.FETCH : PartitionFetch.State.RECONCILE,
+            "leader: epoch " + epoch + " ends at " + leaderEnd + "; log end now " + replica.log.logEndOffset(), now);
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "tidemark-fetcher-" + hostId + "-from-" + leaderHostId;
+    }
+}

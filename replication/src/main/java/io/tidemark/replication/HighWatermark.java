@@ -1,0 +1,131 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.CheckpointFile;
+
+import java.io.IOException;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.file.Path;
+
+/**
+ * A replica's high watermark: the first offset that is not committed. Advanced only upward, atomically
+ * ({@link #advanceTo} is a lock-free CAS max, so concurrent advancers can never move it back), and read with
+ * acquire semantics by consumers on any thread. Checkpointed to {@code replication.checkpoint} in the log
+ * directory; on restart {@code HW = min(checkpointed HW, LEO)}.
+ * <pre>
+ *  replication.checkpoint (framing: CheckpointFile, magic 'TMHW')
+ *  +---------------------------------------------------------------+
+ *  |                      Magic, Version (8 bytes)                ...  0
+ *  +---------------------------------------------------------------+
+ *  |                        High watermark                         |  8
+ *  |                                                               |
+ *  +---------------------------------------------------------------+
+ *  |                            CRC32C                             | 16
+ *  +---------------------------------------------------------------+
+ * </pre>
+ */
+final class HighWatermark
+{
+    static final String FILE_NAME = "replication.checkpoint";
+    static final int MAGIC = 0x57484D54;
+    private static final VarHandle VALUE;
+
+    static
+    {
+        try
+        {
+            VALUE = MethodHandles.lookup().findVarHandle(HighWatermark.class, "value", long.class);
+        }
+        catch (final ReflectiveOperationException ex)
+        {
+            throw new ExceptionInInitializerError(ex);
+        }
+    }
+
+    private final Path file;
+    @SuppressWarnings("unused") // accessed through VALUE
+    private volatile long value;
+    private long checkpointed = -1;
+
+    HighWatermark(final Path logDir, final long initial)
+    {
+        this.file = logDir.resolve(FILE_NAME);
+        this.value = initial;
+    }
+
+    /**
+     * @param logDir       the replica's log directory.
+     * @param logEndOffset the log end offset after recovery.
+     * @return the checkpointed value capped at the log end, or 0 when there is no valid checkpoint.
+     */
+    static HighWatermark load(final Path logDir, final long logEndOffset)
+    {
+        long hw = 0;
+        try
+        {
+            final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET + 8 + 4)
+                .order(ByteOrder.LITTLE_ENDIAN);
+            if (CheckpointFile.read(logDir.resolve(FILE_NAME), MAGIC, in) == CheckpointFile.Status.OK)
+            {
+                hw = Math.max(0, in.getLong(CheckpointFile.FIELDS_OFFSET));
+            }
+        }
+        catch (final IOException ignore)
+        {
+            hw = 0;
+        }
+        return new HighWatermark(logDir, Math.min(hw, logEndOffset));
+    }
+
+    /** @return the high watermark (acquire). */
+    long get()
+    {
+        return (long)VALUE.getAcquire(this);
+    }
+
+    /**
+     * Raise to {@code candidate} if it is higher (lock-free CAS max).
+     *
+     * @return whether it moved.
+     */
+    boolean advanceTo(final long candidate)
+    {
+        long current = get();
+        while (candidate > current)
+        {
+            if (VALUE.compareAndSet(this, current, candidate))
+            {
+                return true;
+            }
+            current = get();
+        }
+        return false;
+    }
+
+    /** Set outright: only when the log is emptied and restarted at {@code offset}. */
+    void reset(final long offset)
+    {
+        VALUE.setRelease(this, offset);
+    }
+
+    /** Write the checkpoint if the value changed since the last one. */
+    void checkpoint() throws IOException
+    {
+        final long current = get();
+        if (current != checkpointed)
+        {
+            final ByteBuffer out = CheckpointFile.allocate(MAGIC, 8);
+            out.putLong(CheckpointFile.FIELDS_OFFSET, current);
+            CheckpointFile.write(file, out);
+            checkpointed = current;
+        }
+    }
+
+    @Override
+    public String toString()
+    {
+        return Long.toString(get());
+    }
+}

@@ -1,0 +1,246 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.Log;
+
+import java.util.Arrays;
+
+/**
+ * A leader's replication state for one partition and one leader epoch: the followers' positions, the ISR as
+ * committed by the controller plus the change in flight, the high watermark rule, and the produce requests
+ * waiting for acknowledgement.
+ * <p>
+ * <b>High watermark.</b> {@code HW = min(LEO)} over the ISR, leader included, advanced monotonically. While an
+ * expansion is in flight the new member already counts; while a shrink is in flight the old, larger ISR still
+ * counts (the "maximal ISR"). The HW does not advance while the committed ISR is smaller than
+ * {@code min.insync.replicas}.
+ * <p>
+ * Owned by the leader host's agent thread; {@link #highWatermark()} and {@link #isrSize()} are safe to read from
+ * any thread.
+ */
+final class LeaderState
+{
+    final int epoch;
+    final long epochStartOffset;
+    final PendingAcks pendingAcks = new PendingAcks();
+    private final int selfId;
+    private final Log log;
+    private final HighWatermark highWatermark;
+    private final FollowerState[] followers;
+    private final int minInsyncReplicas;
+    private volatile int[] isr;
+    private int isrVersion;
+    private int[] pendingIsr;
+    private int pendingBaseVersion;
+    private long pendingSinceMs;
+    long nextIsrCheckMs;
+
+    LeaderState(final PartitionState state, final int selfId, final Log log, final HighWatermark highWatermark,
+        final long epochStartOffset, final int minInsyncReplicas, final long nowMs)
+    {
+        this.epoch = state.leaderEpoch();
+        this.epochStartOffset = epochStartOffset;
+        this.selfId = selfId;
+        this.log = log;
+        this.highWatermark = highWatermark;
+        this.minInsyncReplicas = minInsyncReplicas;
+        this.isr = state.isr();
+        this.isrVersion = state.version();
+        this.followers = Arrays.stream(state.assignedReplicas()).filter((h) -> h != selfId)
+            .mapToObj((h) -> new FollowerState(h, nowMs)).toArray(FollowerState[]::new);
+    }
+
+    FollowerState follower(final int hostId)
+    {
+        for (final FollowerState follower : followers)
+        {
+            if (follower.hostId == hostId)
+            {
+                return follower;
+            }
+        }
+        return null;
+    }
+
+    FollowerState[] followers()
+    {
+        return followers;
+    }
+
+    /** @return the committed ISR's size (any thread). */
+    int isrSize()
+    {
+        return isr.length;
+    }
+
+    int[] isr()
+    {
+        return isr;
+    }
+
+    int isrVersion()
+    {
+        return isrVersion;
+    }
+
+    boolean changePending()
+    {
+        return null != pendingIsr;
+    }
+
+    /** @return the high watermark (any thread). */
+    long highWatermark()
+    {
+        return highWatermark.get();
+    }
+
+    private boolean inMaximalIsr(final int host)
+    {
+        return PartitionState.contains(isr, host) || (null != pendingIsr && PartitionState.contains(pendingIsr, host));
+    }
+
+    /**
+     * Recompute the high watermark after a follower's position, the ISR or the leader's log changed.
+     *
+     * @return whether it advanced.
+     */
+    boolean maybeAdvanceHighWatermark()
+    {
+        if (isr.length < minInsyncReplicas)
+        {
+            return false;
+        }
+        long min = log.logEndOffset();
+        for (final FollowerState follower : followers)
+        {
+            if (inMaximalIsr(follower.hostId))
+            {
+                final long leo = follower.logEndOffset;
+                if (leo < 0)
+                {
+                    return false; // position not known yet in this epoch
+                }
+                min = Math.min(min, leo);
+            }
+        }
+        return highWatermark.advanceTo(min);
+    }
+
+    /** @return ISR members (committed ISR, leader included) whose log end is at or past {@code offset}. */
+    int isrMembersHolding(final long offset)
+    {
+        final int[] members = isr;
+        int count = 0;
+        for (final int host : members)
+        {
+            if (host == selfId)
+            {
+                count += log.logEndOffset() >= offset ? 1 : 0;
+            }
+            else
+            {
+                final FollowerState follower = follower(host);
+                count += null != follower && follower.logEndOffset >= offset ? 1 : 0;
+            }
+        }
+        return count;
+    }
+
+    /**
+     * @return the ISR without the followers that are behind the leader's log end and have not been caught up for
+     *         longer than {@code lagMaxMs}, or null when none is.
+     */
+    int[] shrinkCandidate(final long nowMs, final long lagMaxMs)
+    {
+        if (null != pendingIsr)
+        {
+            return null;
+        }
+        final long leaderEnd = log.logEndOffset();
+        int[] next = null;
+        for (final FollowerState follower : followers)
+        {
+            if (PartitionState.contains(isr, follower.hostId) && follower.logEndOffset < leaderEnd &&
+                nowMs - follower.lastCaughtUpTimeMs > lagMaxMs)
+            {
+                next = without(null == next ? isr : next, follower.hostId);
+            }
+        }
+        return next;
+    }
+
+    /**
+     * @return the ISR plus {@code follower} when it may join: caught up to the high watermark and to the start of
+     *         this leader's epoch, from its current incarnation; null otherwise.
+     */
+    int[] expandCandidate(final FollowerState follower)
+    {
+        if (null != pendingIsr || PartitionState.contains(isr, follower.hostId))
+        {
+            return null;
+        }
+        final long leo = follower.logEndOffset;
+        if (leo < 0 || leo < highWatermark.get() || leo < epochStartOffset)
+        {
+            return null;
+        }
+        final int[] next = Arrays.copyOf(isr, isr.length + 1);
+        next[isr.length] = follower.hostId;
+        return next;
+    }
+
+    void requestChange(final int[] next, final long nowMs)
+    {
+        pendingIsr = next;
+        pendingBaseVersion = isrVersion;
+        pendingSinceMs = nowMs;
+    }
+
+    /** Give up on a change whose answer never came (controller unreachable): it may be requested again. */
+    void expirePendingChange(final long nowMs, final long timeoutMs)
+    {
+        if (null != pendingIsr && nowMs - pendingSinceMs > timeoutMs)
+        {
+            pendingIsr = null;
+        }
+    }
+
+    /**
+     * Apply a state from the controller for this epoch: a newer version replaces the ISR and ends a change in
+     * flight.
+     */
+    void apply(final PartitionState state)
+    {
+        if (state.version() > isrVersion)
+        {
+            isr = state.isr();
+            isrVersion = state.version();
+        }
+        if (null != pendingIsr && isrVersion > pendingBaseVersion)
+        {
+            pendingIsr = null;
+        }
+    }
+
+    /** The controller refused the change in flight. */
+    void changeRejected(final PartitionState current)
+    {
+        pendingIsr = null;
+        if (null != current && current.leaderEpoch() == epoch)
+        {
+            apply(current);
+        }
+    }
+
+    private static int[] without(final int[] hosts, final int host)
+    {
+        return Arrays.stream(hosts).filter((h) -> h != host).toArray();
+    }
+
+    void close()
+    {
+        for (final FollowerState follower : followers)
+        {
+            follower.close();
+        }
+    }
+}

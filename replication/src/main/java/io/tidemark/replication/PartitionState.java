@@ -1,0 +1,80 @@
+package io.tidemark.replication;
+
+import java.util.Arrays;
+
+/**
+ * A partition's replication metadata as the controller stores it: assigned replicas (AR, in preference order),
+ * in-sync replicas (ISR), leader, leader epoch, and a version bumped by every change (the compare-and-set token).
+ * Immutable: arrays are never modified after construction.
+ *
+ * @param partitionId      cluster-wide dense id, used in protocol messages.
+ * @param topicPartition   topic and partition number.
+ * @param assignedReplicas AR: host ids, in preference order.
+ * @param isr              ISR: host ids, a subset of AR; never empty.
+ * @param leader           leader host id, or {@link #NO_LEADER}.
+ * @param leaderEpoch      bumped on every leader change.
+ * @param version          bumped on every change.
+ */
+public record PartitionState(
+    int partitionId,
+    TopicPartition topicPartition,
+    int[] assignedReplicas,
+    int[] isr,
+    int leader,
+    int leaderEpoch,
+    int version)
+{
+    /** Leader value when the partition has no leader. */
+    public static final int NO_LEADER = -1;
+
+    /** @return whether {@code host} is in the ISR. */
+    public boolean inIsr(final int host)
+    {
+        return contains(isr, host);
+    }
+
+    /** @return whether {@code host} is an assigned replica. */
+    public boolean assigned(final int host)
+    {
+        return contains(assignedReplicas, host);
+    }
+
+    static boolean contains(final int[] hosts, final int host)
+    {
+        for (final int h : hosts)
+        {
+            if (h == host)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    PartitionState with(final int[] newIsr, final int newLeader, final int newLeaderEpoch)
+    {
+        return new PartitionState(partitionId, topicPartition, assignedReplicas, newIsr, newLeader, newLeaderEpoch,
+            version + 1);
+    }
+
+    @Override
+    public boolean equals(final Object o)
+    {
+        return o instanceof PartitionState s && s.partitionId == partitionId && s.leader == leader &&
+            s.leaderEpoch == leaderEpoch && s.version == version && s.topicPartition.equals(topicPartition) &&
+            Arrays.equals(s.assignedReplicas, assignedReplicas) && Arrays.equals(s.isr, isr);
+    }
+
+    @Override
+    public int hashCode()
+    {
+        return partitionId * 31 + version;
+    }
+
+    @Override
+    public String toString()
+    {
+        return topicPartition + "{id=" + partitionId + ", ar=" + Arrays.toString(assignedReplicas) + ", isr=" +
+            Arrays.toString(isr) + ", leader=" + leader + ", epoch=" + leaderEpoch + ", version=" + version + '}';
+    }
+}

@@ -1,0 +1,149 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.Log;
+import io.tidemark.store.LogContext;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+import org.agrona.concurrent.status.CountersManager;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+
+/**
+ * One replica of a partition on one host: its log, leader-epoch cache, high watermark, produce ring and counters,
+ * and its role (leader state while leading).
+ * <p>
+ * <b>Single writer.</b> The log has one writer at a time: the host agent while this replica leads (produce
+ * appends), the follower fetcher while it follows (raw appends, truncation). Role changes hand the log over under
+ * the fetcher's lock ({@link FollowerFetcher#remove}), so the two never write at once.
+ */
+final class Replica implements AutoCloseable
+{
+    final int hostId;
+    final int partitionId;
+    final TopicPartition topicPartition;
+    final Log log;
+    final LeaderEpochCache epochCache;
+    final HighWatermark highWatermark;
+    final RingBuffer produceRing;
+    final ReplicaCounters counters;
+    volatile PartitionState state;
+    volatile LeaderState leaderState;
+    volatile int leaderEpoch = -1;
+    volatile int leaderId = PartitionState.NO_LEADER;
+    int fetchingFrom = PartitionState.NO_LEADER;
+    long nextCheckpointMs;
+
+    private Replica(final int hostId, final PartitionState state, final Log log, final CountersManager counters,
+        final int produceRingBytes)
+    {
+        this.hostId = hostId;
+        this.partitionId = state.partitionId();
+        this.topicPartition = state.topicPartition();
+        this.log = log;
+        this.epochCache = LeaderEpochCache.load(log);
+        this.highWatermark = HighWatermark.load(log.directory(), log.logEndOffset());
+        this.produceRing = new ManyToOneRingBuffer(new UnsafeBuffer(
+            ByteBuffer.allocateDirect(produceRingBytes + RingBufferDescriptor.TRAILER_LENGTH)));
+        this.counters = new ReplicaCounters(counters, hostId, state);
+        this.counters.highWatermark.setRelease(highWatermark.get());
+    }
+
+    /**
+     * Open (recovering if needed) the replica's log under {@code hostDir}.
+     */
+    static Replica open(final Path hostDir, final int hostId, final PartitionState state, final ReplicationContext ctx,
+        final CountersManager counters)
+    {
+        final LogContext logContext = ctx.logContextFactory().apply(hostDir.resolve(state.topicPartition().logName()))
+            .agentMode(LogContext.AgentMode.EXTERNAL)
+            .epochClock(ctx.epochClock())
+            .countersManager(counters);
+        final Log log = Log.open(logContext);
+        try
+        {
+            return new Replica(hostId, state, log, counters, ctx.produceRingBytes());
+        }
+        catch (final RuntimeException ex)
+        {
+            log.close();
+            throw ex;
+        }
+    }
+
+    boolean isLeader()
+    {
+        return null != leaderState;
+    }
+
+    /** Checkpoint the high watermark if due. */
+    void maybeCheckpoint(final long nowMs, final long intervalMs) throws IOException
+    {
+        if (nowMs >= nextCheckpointMs)
+        {
+            nextCheckpointMs = nowMs + intervalMs;
+            highWatermark.checkpoint();
+        }
+    }
+
+    void updateCounters()
+    {
+        counters.highWatermark.setRelease(highWatermark.get());
+        counters.leader.setRelease(leaderId);
+        counters.leaderEpoch.setRelease(leaderEpoch);
+        final LeaderState leader = leaderState;
+        if (null != leader)
+        {
+            final long end = log.logEndOffset();
+            counters.isrSize.setRelease(leader.isrSize());
+            counters.replica(hostId, end, end);
+            for (final FollowerState follower : leader.followers())
+            {
+                counters.replica(follower.hostId, follower.logEndOffset, end);
+            }
+        }
+    }
+
+    /** Clean close: checkpoint the high watermark, close the log cleanly. */
+    @Override
+    public void close()
+    {
+        final LeaderState leader = leaderState;
+        if (null != leader)
+        {
+            leader.close();
+        }
+        try
+        {
+            highWatermark.checkpoint();
+        }
+        catch (final IOException ignore)
+        {
+            // the log's recovery and HW = min(checkpoint, LEO) cover a stale checkpoint
+        }
+        log.close();
+        counters.close();
+    }
+
+    /** Stop as a killed process would: nothing flushed or checkpointed. */
+    void halt()
+    {
+        final LeaderState leader = leaderState;
+        if (null != leader)
+        {
+            leader.close();
+        }
+        log.halt();
+        counters.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return topicPartition + "@" + hostId + "{epoch=" + leaderEpoch + ", leader=" + leaderId + ", leo=" +
+            log.logEndOffset() + ", hw=" + highWatermark + '}';
+    }
+}

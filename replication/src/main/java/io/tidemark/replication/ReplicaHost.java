@@ -1,0 +1,320 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.CountersFile;
+import org.agrona.ErrorHandler;
+import org.agrona.collections.Int2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * A replica host: a directory of replica logs with an id, serving as leader or follower for each partition
+ * assigned to it. Its agents are the {@link ReplicaHostAgent} and one {@link FollowerFetcher} per other host;
+ * the cluster schedules them ({@link ReplicationContext.ThreadingMode}).
+ * <p>
+ * Lifecycle: {@link #start()} registers with the controller, which answers with the host's partitions; a host is
+ * then stopped cleanly ({@link #close()}: leadership moves away first, logs close cleanly) or killed
+ * ({@link #halt()}: its threads are already stopped by the cluster, its files stay as the OS would leave them).
+ * A restart is a new {@code ReplicaHost} over the same directory with a new incarnation: recovery, then it
+ * rejoins as a follower.
+ * <p>
+ * Role changes and the fetch/produce paths run on the host agent's thread; {@link #replica} is safe from any
+ * thread.
+ */
+public final class ReplicaHost
+{
+    private final int hostId;
+    private final Path dir;
+    private final long incarnation;
+    private final ReplicationContext ctx;
+    private final EpochClock clock;
+    private final Transport transport;
+    private final ControlChannel channel;
+    private final ErrorHandler errorHandler;
+    private final Int2ObjectHashMap<Replica> replicasById = new Int2ObjectHashMap<>();
+    private volatile Replica[] replicas = new Replica[0];
+    private final FollowerFetcher[] fetchers;
+    private final FetchServer fetchServer;
+    private final ProduceHandler produceHandler;
+    private final ReplicaHostAgent agent;
+    private final CountersFile counters;
+
+    ReplicaHost(final int hostId, final Path dir, final long incarnation, final int maxHosts,
+        final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
+        final ProducerSessions sessions, final ErrorHandler errorHandler)
+    {
+        this.hostId = hostId;
+        this.dir = dir;
+        this.incarnation = incarnation;
+        this.ctx = ctx;
+        this.clock = ctx.epochClock();
+        this.transport = transport;
+        this.channel = channel;
+        this.errorHandler = errorHandler;
+        try
+        {
+            Files.createDirectories(dir);
+            this.counters = CountersFile.create(dir.resolve("counters.dat"), 4096, clock.time());
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot prepare host directory " + dir, ex);
+        }
+        this.fetchers = new FollowerFetcher[maxHosts];
+        for (int other = 0; other < maxHosts; other++)
+        {
+            if (other != hostId)
+            {
+                fetchers[other] = new FollowerFetcher(hostId, other, incarnation, transport, ctx, errorHandler);
+            }
+        }
+        this.fetchServer = new FetchServer(hostId, transport, ctx, replicasById, this::requestIsrChange);
+        this.produceHandler = new ProduceHandler(ctx, sessions);
+        this.agent = new ReplicaHostAgent(this, ctx, errorHandler);
+    }
+
+    /** @return this host's id. */
+    public int hostId()
+    {
+        return hostId;
+    }
+
+    /** @return this host's incarnation (changes with every restart). */
+    public long incarnation()
+    {
+        return incarnation;
+    }
+
+    /** @return the host's directory. */
+    public Path directory()
+    {
+        return dir;
+    }
+
+    /** @return the host's agents, to schedule: the host agent first, then the fetchers. */
+    List<Agent> agents()
+    {
+        final List<Agent> agents = new ArrayList<>();
+        agents.add(agent);
+        for (final FollowerFetcher fetcher : fetchers)
+        {
+            if (null != fetcher)
+            {
+                agents.add(fetcher);
+            }
+        }
+        return agents;
+    }
+
+    void start()
+    {
+        transport.hostUp(hostId);
+        channel.clearHost(hostId);
+        channel.toController(hostId, new ControlMessage.RegisterHost(hostId, incarnation));
+    }
+
+    ControlChannel channel()
+    {
+        return channel;
+    }
+
+    FetchServer fetchServer()
+    {
+        return fetchServer;
+    }
+
+    ProduceHandler produceHandler()
+    {
+        return produceHandler;
+    }
+
+    Replica[] replicas()
+    {
+        return replicas;
+    }
+
+    /** @return the replica of a partition on this host, or null. Any thread. */
+    Replica replica(final int partitionId)
+    {
+        for (final Replica replica : replicas)
+        {
+            if (replica.partitionId == partitionId)
+            {
+                return replica;
+            }
+        }
+        return null;
+    }
+
+    /** @return the fetcher replicating from {@code leaderHost} (diagnostics and tests). */
+    FollowerFetcher fetcher(final int leaderHost)
+    {
+        return fetchers[leaderHost];
+    }
+
+    void requestIsrChange(final Replica replica, final LeaderState leader, final int[] newIsr)
+    {
+        leader.requestChange(newIsr, clock.time());
+        channel.toController(hostId, new ControlMessage.AlterIsr(replica.partitionId, hostId, leader.epoch,
+            leader.isrVersion(), newIsr));
+    }
+
+    void onAlterIsrResponse(final ControlMessage.AlterIsrResponse response)
+    {
+        final Replica replica = replicasById.get(response.partitionId());
+        if (null == replica)
+        {
+            return;
+        }
+        final LeaderState leader = replica.leaderState;
+        if (null != leader && !response.accepted())
+        {
+            leader.changeRejected(response.current());
+        }
+        if (null != response.current())
+        {
+            apply(response.current());
+        }
+    }
+
+    /** Apply a partition state from the controller: open the replica if new, change role if needed. */
+    void apply(final PartitionState state)
+    {
+        if (!state.assigned(hostId))
+        {
+            return;
+        }
+        Replica replica = replicasById.get(state.partitionId());
+        if (null == replica)
+        {
+            replica = Replica.open(dir, hostId, state, ctx, counters.manager());
+            replicasById.put(state.partitionId(), replica);
+            final Replica[] next = Arrays.copyOf(replicas, replicas.length + 1);
+            next[replicas.length] = replica;
+            replicas = next;
+        }
+        final PartitionState known = replica.state;
+        if (null != known && (state.leaderEpoch() < known.leaderEpoch() ||
+            (state.leaderEpoch() == known.leaderEpoch() && state.version() <= known.version())))
+        {
+            return;
+        }
+        replica.state = state;
+        if (state.leader() == hostId)
+        {
+            final LeaderState leader = replica.leaderState;
+            if (null == leader || leader.epoch != state.leaderEpoch())
+            {
+                becomeLeader(replica, state);
+            }
+            else
+            {
+                leader.apply(state);
+                leader.maybeAdvanceHighWatermark();
+            }
+        }
+        else
+        {
+            becomeFollower(replica, state);
+        }
+        replica.leaderEpoch = state.leaderEpoch();
+        replica.leaderId = state.leader();
+    }
+
+    private void becomeLeader(final Replica replica, final PartitionState state)
+    {
+        stopFetching(replica);
+        resign(replica);
+        final long now = clock.time();
+        final long logEnd = replica.log.logEndOffset();
+        replica.epochCache.assign(state.leaderEpoch(), logEnd);
+        final LeaderState leader = new LeaderState(state, hostId, replica.log, replica.highWatermark, logEnd,
+            ctx.minInsyncReplicas(), now);
+        leader.nextIsrCheckMs = now + Math.max(1, ctx.replicaLagTimeMaxMs() / 2);
+        replica.leaderEpoch = state.leaderEpoch();
+        replica.leaderState = leader;
+        leader.maybeAdvanceHighWatermark();
+    }
+
+    private void becomeFollower(final Replica replica, final PartitionState state)
+    {
+        resign(replica);
+        if (state.leader() == PartitionState.NO_LEADER)
+        {
+            stopFetching(replica);
+        }
+        else if (replica.fetchingFrom != state.leader())
+        {
+            stopFetching(replica);
+            fetchers[state.leader()].add(replica, state.leaderEpoch());
+            replica.fetchingFrom = state.leader();
+        }
+        else if (state.leaderEpoch() != replica.leaderEpoch)
+        {
+            fetchers[state.leader()].add(replica, state.leaderEpoch());
+        }
+    }
+
+    private void resign(final Replica replica)
+    {
+        final LeaderState leader = replica.leaderState;
+        if (null != leader)
+        {
+            replica.leaderState = null;
+            leader.pendingAcks.failAll(replica.topicPartition, produceHandler.sessions(), ReplicationError.NOT_LEADER);
+            leader.close();
+        }
+    }
+
+    private void stopFetching(final Replica replica)
+    {
+        if (replica.fetchingFrom != PartitionState.NO_LEADER)
+        {
+            fetchers[replica.fetchingFrom].remove(replica);
+            replica.fetchingFrom = PartitionState.NO_LEADER;
+        }
+    }
+
+    /** Clean stop (agents already stopped): checkpoint and close every replica, then the counters. */
+    void close()
+    {
+        for (final Replica replica : replicas)
+        {
+            try
+            {
+                replica.close();
+            }
+            catch (final RuntimeException ex)
+            {
+                errorHandler.onError(ex);
+            }
+        }
+        counters.close();
+        transport.hostDown(hostId);
+    }
+
+    /** Kill (agents already stopped): leave the files as a killed process would. */
+    void halt()
+    {
+        transport.hostDown(hostId);
+        for (final Replica replica : replicas)
+        {
+            replica.halt();
+        }
+        counters.close();
+    }
+
+    @Override
+    public String toString()
+    {
+        return "ReplicaHost{" + hostId + ", incarnation=" + incarnation + ", replicas=" + Arrays.toString(replicas) +
+            '}';
+    }
+}

@@ -1,0 +1,122 @@
+package io.tidemark.replication;
+
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
+
+import java.io.IOException;
+import java.util.function.Consumer;
+
+/**
+ * The duty cycle of one replica host: applies partition updates from the controller (becoming leader or
+ * follower), heartbeats, serves fetch and epoch requests ({@link FetchServer}), drains produce rings and completes
+ * acknowledgements ({@link ProduceHandler}), shrinks the ISR of stuck followers (checked every
+ * {@code replica.lag.time.max.ms / 2}), checkpoints high watermarks, runs its replicas' log agents, and updates
+ * counters. Errors go to the error handler, never out of the thread.
+ */
+final class ReplicaHostAgent implements Agent
+{
+    private final ReplicaHost host;
+    private final ReplicationContext ctx;
+    private final EpochClock clock;
+    private final ErrorHandler errorHandler;
+    private final Consumer<ControlMessage> controlHandler = this::onControl;
+    private long nextHeartbeatMs;
+
+    ReplicaHostAgent(final ReplicaHost host, final ReplicationContext ctx, final ErrorHandler errorHandler)
+    {
+        this.host = host;
+        this.ctx = ctx;
+        this.clock = ctx.epochClock();
+        this.errorHandler = errorHandler;
+    }
+
+    @Override
+    public int doWork()
+    {
+        final long now = clock.time();
+        int work = host.channel().drainHost(host.hostId(), controlHandler);
+        if (now >= nextHeartbeatMs)
+        {
+            nextHeartbeatMs = now + ctx.hostHeartbeatIntervalMs();
+            host.channel().toController(host.hostId(),
+                new ControlMessage.Heartbeat(host.hostId(), host.incarnation()));
+        }
+        work += host.fetchServer().poll();
+        for (final Replica replica : host.replicas())
+        {
+            try
+            {
+                work += dutyOf(replica, now);
+            }
+            catch (final Exception ex)
+            {
+                errorHandler.onError(ex);
+            }
+        }
+        return work;
+    }
+
+    private int dutyOf(final Replica replica, final long now) throws Exception
+    {
+        int work = replica.log.agent().doWork();
+        work += host.produceHandler().drain(replica);
+        final LeaderState leader = replica.leaderState;
+        if (null != leader)
+        {
+            work += host.fetchServer().serveParked(replica, leader, now);
+            work += host.produceHandler().completeAcks(replica, leader);
+            if (now >= leader.nextIsrCheckMs)
+            {
+                leader.nextIsrCheckMs = now + Math.max(1, ctx.replicaLagTimeMaxMs() / 2);
+                leader.expirePendingChange(now, ctx.hostSessionTimeoutMs());
+                final int[] shrunk = leader.shrinkCandidate(now, ctx.replicaLagTimeMaxMs());
+                if (null != shrunk && shrunk.length > 0)
+                {
+                    host.requestIsrChange(replica, leader, shrunk);
+                    work++;
+                }
+            }
+        }
+        try
+        {
+            replica.maybeCheckpoint(now, ctx.highWatermarkCheckpointIntervalMs());
+        }
+        catch (final IOException ex)
+        {
+            errorHandler.onError(ex);
+        }
+        replica.updateCounters();
+        return work;
+    }
+
+    private void onControl(final ControlMessage message)
+    {
+        try
+        {
+            if (message instanceof ControlMessage.PartitionUpdate update)
+            {
+                host.apply(update.state());
+            }
+            else if (message instanceof ControlMessage.AlterIsrResponse response)
+            {
+                host.onAlterIsrResponse(response);
+            }
+            else if (message instanceof ControlMessage.SessionExpired)
+            {
+                host.channel().toController(host.hostId(),
+                    new ControlMessage.RegisterHost(host.hostId(), host.incarnation()));
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(ex);
+        }
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "tidemark-host-" + host.hostId();
+    }
+}

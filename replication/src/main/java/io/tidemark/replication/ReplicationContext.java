@@ -1,0 +1,465 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.ConfigException;
+import io.tidemark.store.LogContext;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SystemEpochClock;
+
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/**
+ * Configuration of replication, in one place: keys (Kafka's names where Kafka has the setting), defaults,
+ * validation that fails fast naming the key, and the runtime collaborators (clock, threading, replica log
+ * configuration). Concluded (validated and frozen) when a cluster is built from it. Not thread-safe while being
+ * built.
+ * <p>
+ * <b>Design note on the time defaults.</b> Kafka's defaults ({@code replica.lag.time.max.ms=30000}, an 18 s
+ * session) are sized for networks and GC pauses of separate brokers. Inside one JVM a fetch round trip takes
+ * microseconds, so the defaults here are a second or less: a dead host is detected and replaced within about a
+ * second, and a stuck follower leaves the ISR within 1.5 s.
+ */
+public final class ReplicationContext
+{
+    /** Longest a follower may stay behind the leader's log end before it leaves the ISR. Default 1000. */
+    public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
+    /** Smallest ISR that accepts acks=all writes and advances the high watermark. Default 1. */
+    public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
+    /** Whether a replica outside the ISR may be elected (data loss accepted). Default false. */
+    public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
+    /** Most record bytes in one fetch response. Default 1 MiB. */
+    public static final String REPLICA_FETCH_MAX_BYTES = "replica.fetch.max.bytes";
+    /** Longest the leader holds a fetch that has nothing new. Default 500. */
+    public static final String REPLICA_FETCH_WAIT_MAX_MS = "replica.fetch.wait.max.ms";
+    /** Pause of a follower's fetcher after an error. Default 50. */
+    public static final String REPLICA_FETCH_BACKOFF_MS = "replica.fetch.backoff.ms";
+    /** Longest a produce request waits for its acknowledgement. Default 30000. */
+    public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
+    /** A host whose last heartbeat is older is dead: removed from every ISR, loses leadership. Default 600. */
+    public static final String HOST_SESSION_TIMEOUT_MS = "host.session.timeout.ms";
+    /** How often a host heartbeats to the controller. Default 100. */
+    public static final String HOST_HEARTBEAT_INTERVAL_MS = "host.heartbeat.interval.ms";
+    /** How often replicas checkpoint their high watermark. Default 1000. */
+    public static final String HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = "replica.high.watermark.checkpoint.interval.ms";
+    /** Capacity of each host's inbound request ring (power of two). Default 1 MiB. */
+    public static final String TRANSPORT_REQUEST_RING_BYTES = "transport.request.ring.bytes";
+    /** Capacity of each fetcher's response ring (power of two, at least 8 x (fetch max bytes + 1 KiB)). Default 16 MiB. */
+    public static final String TRANSPORT_RESPONSE_RING_BYTES = "transport.response.ring.bytes";
+    /** Capacity of each partition's produce ring (power of two). Default 4 MiB. */
+    public static final String PRODUCE_RING_BYTES = "produce.ring.bytes";
+
+    /** Every key {@link #fromProperties(Map)} accepts. */
+    public static final Set<String> KEYS = Set.of(REPLICA_LAG_TIME_MAX_MS, MIN_INSYNC_REPLICAS,
+        UNCLEAN_LEADER_ELECTION_ENABLE, REPLICA_FETCH_MAX_BYTES, REPLICA_FETCH_WAIT_MAX_MS, REPLICA_FETCH_BACKOFF_MS,
+        REQUEST_TIMEOUT_MS, HOST_SESSION_TIMEOUT_MS, HOST_HEARTBEAT_INTERVAL_MS, HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
+        TRANSPORT_REQUEST_RING_BYTES, TRANSPORT_RESPONSE_RING_BYTES, PRODUCE_RING_BYTES);
+
+    /** Which threads run the agents (host agents, fetchers, replica log agents, the controller). */
+    public enum ThreadingMode
+    {
+        /** One thread per agent. */
+        DEDICATED,
+        /** One thread per replica host for all of its agents, plus one for the controller. */
+        PER_HOST,
+        /** One thread for every agent of the cluster. */
+        SHARED,
+        /** No threads: the application calls {@code ReplicationCluster.invokeAgents()}; with a manual clock the
+         * whole pipeline is deterministic on one thread. */
+        INVOKER
+    }
+
+    private long replicaLagTimeMaxMs = 1000;
+    private int minInsyncReplicas = 1;
+    private boolean uncleanLeaderElectionEnable = false;
+    private int replicaFetchMaxBytes = 1024 * 1024;
+    private long replicaFetchWaitMaxMs = 500;
+    private long replicaFetchBackoffMs = 50;
+    private long requestTimeoutMs = 30_000;
+    private long hostSessionTimeoutMs = 600;
+    private long hostHeartbeatIntervalMs = 100;
+    private long highWatermarkCheckpointIntervalMs = 1000;
+    private int transportRequestRingBytes = 1024 * 1024;
+    private int transportResponseRingBytes = 16 * 1024 * 1024;
+    private int produceRingBytes = 4 * 1024 * 1024;
+
+    private EpochClock epochClock = SystemEpochClock.INSTANCE;
+    private ThreadingMode threadingMode = ThreadingMode.PER_HOST;
+    private Supplier<IdleStrategy> idleStrategySupplier = () -> new BackoffIdleStrategy(100, 10, 1_000, 100_000);
+    private ErrorHandler errorHandler;
+    private Function<Path, LogContext> logContextFactory = (dir) -> new LogContext().logDir(dir);
+    private boolean concluded;
+
+    /**
+     * @param properties key/value pairs using the key constants of this class; unknown keys are rejected.
+     * @return a new context.
+     */
+    public static ReplicationContext fromProperties(final Map<String, String> properties)
+    {
+        final ReplicationContext ctx = new ReplicationContext();
+        for (final Map.Entry<String, String> e : properties.entrySet())
+        {
+            final String key = e.getKey();
+            final String value = null == e.getValue() ? "" : e.getValue().trim();
+            switch (key)
+            {
+                case REPLICA_LAG_TIME_MAX_MS: ctx.replicaLagTimeMaxMs(parseLong(key, value)); break;
+                case MIN_INSYNC_REPLICAS: ctx.minInsyncReplicas((int)parseLong(key, value)); break;
+                case UNCLEAN_LEADER_ELECTION_ENABLE: ctx.uncleanLeaderElectionEnable(parseBoolean(key, value)); break;
+                case REPLICA_FETCH_MAX_BYTES: ctx.replicaFetchMaxBytes((int)parseLong(key, value)); break;
+                case REPLICA_FETCH_WAIT_MAX_MS: ctx.replicaFetchWaitMaxMs(parseLong(key, value)); break;
+                case REPLICA_FETCH_BACKOFF_MS: ctx.replicaFetchBackoffMs(parseLong(key, value)); break;
+                case REQUEST_TIMEOUT_MS: ctx.requestTimeoutMs(parseLong(key, value)); break;
+                case HOST_SESSION_TIMEOUT_MS: ctx.hostSessionTimeoutMs(parseLong(key, value)); break;
+                case HOST_HEARTBEAT_INTERVAL_MS: ctx.hostHeartbeatIntervalMs(parseLong(key, value)); break;
+                case HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS:
+                    ctx.highWatermarkCheckpointIntervalMs(parseLong(key, value));
+                    break;
+                case TRANSPORT_REQUEST_RING_BYTES: ctx.transportRequestRingBytes((int)parseLong(key, value)); break;
+                case TRANSPORT_RESPONSE_RING_BYTES: ctx.transportResponseRingBytes((int)parseLong(key, value)); break;
+                case PRODUCE_RING_BYTES: ctx.produceRingBytes((int)parseLong(key, value)); break;
+                default: throw new ConfigException(key, "unknown configuration key; known keys are " + KEYS);
+            }
+        }
+        return ctx;
+    }
+
+    private static long parseLong(final String key, final String value)
+    {
+        try
+        {
+            return Long.parseLong(value.replace("_", ""));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigException(key, "not an integer: '" + value + "'");
+        }
+    }
+
+    private static boolean parseBoolean(final String key, final String value)
+    {
+        if ("true".equalsIgnoreCase(value) || "false".equalsIgnoreCase(value))
+        {
+            return Boolean.parseBoolean(value);
+        }
+        throw new ConfigException(key, "not a boolean (true/false): '" + value + "'");
+    }
+
+    /**
+     * Validate every value (called when a cluster is built; idempotent).
+     *
+     * @return this context, frozen.
+     */
+    public ReplicationContext conclude()
+    {
+        if (concluded)
+        {
+            return this;
+        }
+        range(REPLICA_LAG_TIME_MAX_MS, replicaLagTimeMaxMs, 2, Integer.MAX_VALUE);
+        range(MIN_INSYNC_REPLICAS, minInsyncReplicas, 1, 64);
+        range(REPLICA_FETCH_MAX_BYTES, replicaFetchMaxBytes, 1024, 64 * 1024 * 1024);
+        range(REPLICA_FETCH_WAIT_MAX_MS, replicaFetchWaitMaxMs, 0, Integer.MAX_VALUE);
+        range(REPLICA_FETCH_BACKOFF_MS, replicaFetchBackoffMs, 0, Integer.MAX_VALUE);
+        range(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, Integer.MAX_VALUE);
+        range(HOST_HEARTBEAT_INTERVAL_MS, hostHeartbeatIntervalMs, 1, Integer.MAX_VALUE);
+        range(HOST_SESSION_TIMEOUT_MS, hostSessionTimeoutMs, 2 * hostHeartbeatIntervalMs, Integer.MAX_VALUE);
+        range(HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, highWatermarkCheckpointIntervalMs, 1, Integer.MAX_VALUE);
+        powerOfTwo(TRANSPORT_REQUEST_RING_BYTES, transportRequestRingBytes, 64 * 1024);
+        powerOfTwo(TRANSPORT_RESPONSE_RING_BYTES, transportResponseRingBytes, 64 * 1024);
+        powerOfTwo(PRODUCE_RING_BYTES, produceRingBytes, 64 * 1024);
+        if ((long)transportResponseRingBytes / 8 < replicaFetchMaxBytes + 2048L)
+        {
+            throw new ConfigException(TRANSPORT_RESPONSE_RING_BYTES, transportResponseRingBytes +
+                " cannot carry a fetch response of " + REPLICA_FETCH_MAX_BYTES + "=" + replicaFetchMaxBytes +
+                " (a ring message is at most an eighth of the ring)");
+        }
+        concluded = true;
+        return this;
+    }
+
+    private static void range(final String key, final long value, final long min, final long max)
+    {
+        if (value < min || value > max)
+        {
+            throw new ConfigException(key, "value " + value + " is outside [" + min + ", " + max + "]");
+        }
+    }
+
+    private static void powerOfTwo(final String key, final int value, final int min)
+    {
+        if (value < min || Integer.bitCount(value) != 1)
+        {
+            throw new ConfigException(key, "value " + value + " must be a power of two, at least " + min);
+        }
+    }
+
+    private void checkNotConcluded()
+    {
+        if (concluded)
+        {
+            throw new IllegalStateException("context is concluded (already used to build a cluster)");
+        }
+    }
+
+    /** @param v see {@link #REPLICA_LAG_TIME_MAX_MS}. @return this */
+    public ReplicationContext replicaLagTimeMaxMs(final long v)
+    {
+        checkNotConcluded();
+        replicaLagTimeMaxMs = v;
+        return this;
+    }
+
+    /** @return see {@link #REPLICA_LAG_TIME_MAX_MS}. */
+    public long replicaLagTimeMaxMs()
+    {
+        return replicaLagTimeMaxMs;
+    }
+
+    /** @param v see {@link #MIN_INSYNC_REPLICAS}. @return this */
+    public ReplicationContext minInsyncReplicas(final int v)
+    {
+        checkNotConcluded();
+        minInsyncReplicas = v;
+        return this;
+    }
+
+    /** @return see {@link #MIN_INSYNC_REPLICAS}. */
+    public int minInsyncReplicas()
+    {
+        return minInsyncReplicas;
+    }
+
+    /** @param v see {@link #UNCLEAN_LEADER_ELECTION_ENABLE}. @return this */
+    public ReplicationContext uncleanLeaderElectionEnable(final boolean v)
+    {
+        checkNotConcluded();
+        uncleanLeaderElectionEnable = v;
+        return this;
+    }
+
+    /** @return see {@link #UNCLEAN_LEADER_ELECTION_ENABLE}. */
+    public boolean uncleanLeaderElectionEnable()
+    {
+        return uncleanLeaderElectionEnable;
+    }
+
+    /** @param v see {@link #REPLICA_FETCH_MAX_BYTES}. @return this */
+    public ReplicationContext replicaFetchMaxBytes(final int v)
+    {
+        checkNotConcluded();
+        replicaFetchMaxBytes = v;
+        return this;
+    }
+
+    /** @return see {@link #REPLICA_FETCH_MAX_BYTES}. */
+    public int replicaFetchMaxBytes()
+    {
+        return replicaFetchMaxBytes;
+    }
+
+    /** @param v see {@link #REPLICA_FETCH_WAIT_MAX_MS}. @return this */
+    public ReplicationContext replicaFetchWaitMaxMs(final long v)
+    {
+        checkNotConcluded();
+        replicaFetchWaitMaxMs = v;
+        return this;
+    }
+
+    /** @return see {@link #REPLICA_FETCH_WAIT_MAX_MS}. */
+    public long replicaFetchWaitMaxMs()
+    {
+        return replicaFetchWaitMaxMs;
+    }
+
+    /** @param v see {@link #REPLICA_FETCH_BACKOFF_MS}. @return this */
+    public ReplicationContext replicaFetchBackoffMs(final long v)
+    {
+        checkNotConcluded();
+        replicaFetchBackoffMs = v;
+        return this;
+    }
+
+    /** @return see {@link #REPLICA_FETCH_BACKOFF_MS}. */
+    public long replicaFetchBackoffMs()
+    {
+        return replicaFetchBackoffMs;
+    }
+
+    /** @param v see {@link #REQUEST_TIMEOUT_MS}. @return this */
+    public ReplicationContext requestTimeoutMs(final long v)
+    {
+        checkNotConcluded();
+        requestTimeoutMs = v;
+        return this;
+    }
+
+    /** @return see {@link #REQUEST_TIMEOUT_MS}. */
+    public long requestTimeoutMs()
+    {
+        return requestTimeoutMs;
+    }
+
+    /** @param v see {@link #HOST_SESSION_TIMEOUT_MS}. @return this */
+    public ReplicationContext hostSessionTimeoutMs(final long v)
+    {
+        checkNotConcluded();
+        hostSessionTimeoutMs = v;
+        return this;
+    }
+
+    /** @return see {@link #HOST_SESSION_TIMEOUT_MS}. */
+    public long hostSessionTimeoutMs()
+    {
+        return hostSessionTimeoutMs;
+    }
+
+    /** @param v see {@link #HOST_HEARTBEAT_INTERVAL_MS}. @return this */
+    public ReplicationContext hostHeartbeatIntervalMs(final long v)
+    {
+        checkNotConcluded();
+        hostHeartbeatIntervalMs = v;
+        return this;
+    }
+
+    /** @return see {@link #HOST_HEARTBEAT_INTERVAL_MS}. */
+    public long hostHeartbeatIntervalMs()
+    {
+        return hostHeartbeatIntervalMs;
+    }
+
+    /** @param v see {@link #HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS}. @return this */
+    public ReplicationContext highWatermarkCheckpointIntervalMs(final long v)
+    {
+        checkNotConcluded();
+        highWatermarkCheckpointIntervalMs = v;
+        return this;
+    }
+
+    /** @return see {@link #HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS}. */
+    public long highWatermarkCheckpointIntervalMs()
+    {
+        return highWatermarkCheckpointIntervalMs;
+    }
+
+    /** @param v see {@link #TRANSPORT_REQUEST_RING_BYTES}. @return this */
+    public ReplicationContext transportRequestRingBytes(final int v)
+    {
+        checkNotConcluded();
+        transportRequestRingBytes = v;
+        return this;
+    }
+
+    /** @return see {@link #TRANSPORT_REQUEST_RING_BYTES}. */
+    public int transportRequestRingBytes()
+    {
+        return transportRequestRingBytes;
+    }
+
+    /** @param v see {@link #TRANSPORT_RESPONSE_RING_BYTES}. @return this */
+    public ReplicationContext transportResponseRingBytes(final int v)
+    {
+        checkNotConcluded();
+        transportResponseRingBytes = v;
+        return this;
+    }
+
+    /** @return see {@link #TRANSPORT_RESPONSE_RING_BYTES}. */
+    public int transportResponseRingBytes()
+    {
+        return transportResponseRingBytes;
+    }
+
+    /** @param v see {@link #PRODUCE_RING_BYTES}. @return this */
+    public ReplicationContext produceRingBytes(final int v)
+    {
+        checkNotConcluded();
+        produceRingBytes = v;
+        return this;
+    }
+
+    /** @return see {@link #PRODUCE_RING_BYTES}. */
+    public int produceRingBytes()
+    {
+        return produceRingBytes;
+    }
+
+    /** @param clock the clock of every replication timer (a manual one in tests). @return this */
+    public ReplicationContext epochClock(final EpochClock clock)
+    {
+        checkNotConcluded();
+        this.epochClock = clock;
+        return this;
+    }
+
+    /** @return the clock of every replication timer. */
+    public EpochClock epochClock()
+    {
+        return epochClock;
+    }
+
+    /** @param mode which threads run the agents. Default {@link ThreadingMode#PER_HOST}. @return this */
+    public ReplicationContext threadingMode(final ThreadingMode mode)
+    {
+        checkNotConcluded();
+        this.threadingMode = mode;
+        return this;
+    }
+
+    /** @return which threads run the agents. */
+    public ThreadingMode threadingMode()
+    {
+        return threadingMode;
+    }
+
+    /** @param supplier idle strategy for each agent thread. @return this */
+    public ReplicationContext idleStrategySupplier(final Supplier<IdleStrategy> supplier)
+    {
+        checkNotConcluded();
+        this.idleStrategySupplier = supplier;
+        return this;
+    }
+
+    /** @return idle strategy factory for agent threads. */
+    public Supplier<IdleStrategy> idleStrategySupplier()
+    {
+        return idleStrategySupplier;
+    }
+
+    /** @param handler receives errors of every agent (they never escape agent threads). @return this */
+    public ReplicationContext errorHandler(final ErrorHandler handler)
+    {
+        checkNotConcluded();
+        this.errorHandler = handler;
+        return this;
+    }
+
+    /** @return the agent error handler, or null for the default (logged). */
+    public ErrorHandler errorHandler()
+    {
+        return errorHandler;
+    }
+
+    /**
+     * @param factory configuration of each replica's log, given its directory (flush policy, segment size...). The
+     *                agent mode and clock are set by the cluster.
+     * @return this
+     */
+    public ReplicationContext logContextFactory(final Function<Path, LogContext> factory)
+    {
+        checkNotConcluded();
+        this.logContextFactory = factory;
+        return this;
+    }
+
+    /** @return configuration of each replica's log. */
+    public Function<Path, LogContext> logContextFactory()
+    {
+        return logContextFactory;
+    }
+}

@@ -1,0 +1,118 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.LogReader;
+import org.agrona.concurrent.CachedEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * A deterministic cluster for scripted scenarios: INVOKER threading and a manual clock, so every step is
+ * explicit. Records every produce outcome by correlation id.
+ */
+final class Harness implements AutoCloseable
+{
+    final CachedEpochClock clock = new CachedEpochClock();
+    final ReplicationCluster cluster;
+    final int session;
+    final Map<Long, Outcome> outcomes = new ConcurrentHashMap<>();
+    final List<Throwable> errors = new ArrayList<>();
+    private long nextCorrelation = 1;
+
+    record Outcome(long offset, ReplicationError error)
+    {
+    }
+
+    Harness(final Path root, final int hosts, final ReplicationContext ctx)
+    {
+        clock.update(1_000_000);
+        cluster = ReplicationCluster.start(root, hosts, ctx
+            .threadingMode(ReplicationContext.ThreadingMode.INVOKER)
+            .epochClock(clock)
+            .errorHandler(errors::add)
+            .logContextFactory((dir) -> new io.tidemark.store.LogContext().logDir(dir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024)
+                .pretouchBytes(0)));
+        session = cluster.sessions().register((tp, id, offset, error) -> outcomes.put(id, new Outcome(offset, error)));
+    }
+
+    /** Run every agent until nothing more happens (bounded), without moving the clock. */
+    void settle()
+    {
+        for (int i = 0; i < 200; i++)
+        {
+            if (cluster.invokeAgents() == 0)
+            {
+                return;
+            }
+        }
+    }
+
+    /** Advance the clock in steps, running the agents at each. */
+    void advance(final long ms, final long step)
+    {
+        for (long done = 0; done < ms; done += step)
+        {
+            clock.advance(Math.min(step, ms - done));
+            settle();
+        }
+    }
+
+    TopicPartition topic(final String name, final int partitions, final int rf)
+    {
+        cluster.createTopic(name, partitions, rf);
+        if (!cluster.awaitLeaders(name, 5_000))
+        {
+            throw new AssertionError("no leaders for " + name + ": " + cluster.partitions(name) + " errors " + errors);
+        }
+        settle();
+        return new TopicPartition(name, 0);
+    }
+
+    /** Produce one record; returns its correlation id. */
+    long produce(final TopicPartition tp, final int acks, final String value)
+    {
+        final long id = nextCorrelation++;
+        final UnsafeBuffer v = new UnsafeBuffer(value.getBytes(StandardCharsets.UTF_8));
+        final ReplicationError queued = cluster.produce(session, tp, id, acks, 0, null, 0, -1, v, 0, v.capacity());
+        if (queued != ReplicationError.NONE)
+        {
+            outcomes.put(id, new Outcome(-1, queued));
+        }
+        return id;
+    }
+
+    Outcome outcome(final long id)
+    {
+        return outcomes.get(id);
+    }
+
+    Replica replica(final int host, final TopicPartition tp)
+    {
+        return cluster.replica(host, tp);
+    }
+
+    /** Every record of a replica's log, as text. */
+    static List<String> values(final Replica replica)
+    {
+        final List<String> out = new ArrayList<>();
+        try (LogReader reader = replica.log.openReader())
+        {
+            while (reader.poll((r) -> out.add(r.valueAsString()), Long.MAX_VALUE, 1000) > 0)
+            {
+                // read on
+            }
+        }
+        return out;
+    }
+
+    @Override
+    public void close()
+    {
+        cluster.close();
+    }
+}
