@@ -41,6 +41,10 @@ final class AgentScheduler implements AutoCloseable
             shared = new DynamicCompositeAgent("tidemark-shared");
             sharedRunner = new AgentRunner(idleStrategies.get(), errorHandler, null, shared);
             AgentRunner.startOnThread(sharedRunner);
+            while (shared.status() != DynamicCompositeAgent.Status.ACTIVE)
+            {
+                Thread.yield();
+            }
         }
     }
 

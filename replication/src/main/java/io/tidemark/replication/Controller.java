@@ -32,6 +32,7 @@ public final class Controller implements Agent
     private final System.Logger logger = System.getLogger(Controller.class.getName());
     private volatile PartitionState[] snapshot;
     private long uncleanElections;
+    private long lastDutyCycleMs;
 
     /** A host's session: alive while heartbeats arrive within the timeout. */
     private static final class Session
@@ -145,8 +146,19 @@ public final class Controller implements Agent
     @Override
     public synchronized int doWork()
     {
-        int work = channel.drainController(handler);
         final long now = clock.time();
+        final long stalled = now - lastDutyCycleMs - ctx.hostHeartbeatIntervalMs();
+        if (lastDutyCycleMs > 0 && stalled > 0)
+        {
+            // The controller itself did not run (GC, a busy shared thread): heartbeats could not be heard, so the
+            // silence is not the hosts' fault. Sessions are extended by the stall.
+            for (final Session session : sessions.values())
+            {
+                session.lastHeartbeatMs += stalled;
+            }
+        }
+        lastDutyCycleMs = now;
+        int work = channel.drainController(handler);
         for (final Map.Entry<Integer, Session> e : sessions.entrySet())
         {
             final Session session = e.getValue();

@@ -1,0 +1,70 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.LogContext;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentMap;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The same pipeline on real threads, in every threading mode. */
+class ThreadedClusterTest
+{
+    @TempDir
+    Path root;
+
+    @ParameterizedTest
+    @EnumSource(value = ReplicationContext.ThreadingMode.class, names = { "DEDICATED", "PER_HOST", "SHARED" })
+    @Timeout(60)
+    void acksAllRecordsAreCommittedOnEveryReplica(final ReplicationContext.ThreadingMode mode)
+    {
+        final ConcurrentMap<Long, ReplicationError> outcomes = new ConcurrentHashMap<>();
+        try (ReplicationCluster cluster = ReplicationCluster.start(root, 3, new ReplicationContext()
+            .threadingMode(mode)
+            .logContextFactory((dir) -> new LogContext().logDir(dir).segmentBytes(1 << 20).maxMessageBytes(64 * 1024))))
+        {
+            cluster.createTopic("t", 2, 3);
+            assertTrue(cluster.awaitLeaders("t", 10_000));
+            final int session = cluster.sessions().register((tp, id, offset, error) -> outcomes.put(id, error));
+            final UnsafeBuffer value = new UnsafeBuffer(new byte[100]);
+            final int n = 2000;
+            for (long i = 0; i < n; i++)
+            {
+                final TopicPartition tp = new TopicPartition("t", (int)(i % 2));
+                ReplicationError queued;
+                while ((queued = cluster.produce(session, tp, i, Acks.ALL, 10_000, null, 0, -1, value, 0, 100)) ==
+                    ReplicationError.BACK_PRESSURED)
+                {
+                    Thread.onSpinWait();
+                }
+                assertEquals(ReplicationError.NONE, queued);
+            }
+            assertTrue(cluster.await(() -> outcomes.size() == n, 30_000), "acked " + outcomes.size());
+            final long failed = outcomes.values().stream().filter((e) -> e != ReplicationError.NONE).count();
+            assertEquals(0, failed, "failed: " + failed + " first: " + outcomes.entrySet().stream()
+                .filter((e) -> e.getValue() != ReplicationError.NONE).limit(3).toList() + " states " +
+                cluster.partitions("t") + " replicas " + java.util.Arrays.toString(new Object[]{
+                cluster.host(0), cluster.host(1), cluster.host(2)}));
+            for (int p = 0; p < 2; p++)
+            {
+                final TopicPartition tp = new TopicPartition("t", p);
+                final List<String> leaderValues = Harness.values(cluster.leaderReplica(tp));
+                assertEquals(n / 2, leaderValues.size());
+                for (int host = 0; host < 3; host++)
+                {
+                    final Replica replica = cluster.replica(host, tp);
+                    assertTrue(cluster.await(() -> replica.log.logEndOffset() == n / 2, 10_000));
+                    assertEquals(leaderValues, Harness.values(replica));
+                }
+            }
+        }
+    }
+}
