@@ -6,8 +6,12 @@ package io.tidemark.replication;
  */
 sealed interface ControlMessage
 {
-    /** Host to controller: a host (re)starts, or re-registers after its session expired. */
-    record RegisterHost(int hostId, long incarnation) implements ControlMessage
+    /**
+     * Host to controller: a host (re)starts, or re-registers after its session expired. {@code possibleDataLoss}:
+     * the machine restarted since the host last ran without a clean stop (power loss), so unflushed records of
+     * its replicas may be gone.
+     */
+    record RegisterHost(int hostId, long incarnation, boolean possibleDataLoss) implements ControlMessage
     {
     }
 

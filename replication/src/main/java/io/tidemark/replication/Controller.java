@@ -40,6 +40,9 @@ public final class Controller implements Agent
         long incarnation;
         long lastHeartbeatMs;
         boolean alive;
+        /** Partitions whose replica on this host may have lost acknowledged records (power loss) and has not
+         * re-joined the ISR since: never elected as if complete (KIP-966, "last replica standing"). */
+        final java.util.Set<Integer> unsynced = new java.util.HashSet<>();
     }
 
     /**
@@ -190,7 +193,7 @@ public final class Controller implements Agent
         }
         else if (message instanceof ControlMessage.RegisterHost register)
         {
-            register(register.hostId(), register.incarnation());
+            register(register.hostId(), register.incarnation(), register.possibleDataLoss());
         }
         else if (message instanceof ControlMessage.UnregisterHost unregister)
         {
@@ -206,7 +209,7 @@ public final class Controller implements Agent
         }
     }
 
-    private void register(final int hostId, final long incarnation)
+    private void register(final int hostId, final long incarnation, final boolean possibleDataLoss)
     {
         Session session = sessions.get(hostId);
         if (null == session)
@@ -226,6 +229,12 @@ public final class Controller implements Agent
             if (!state.assigned(hostId))
             {
                 continue;
+            }
+            if (possibleDataLoss)
+            {
+                session.unsynced.add(state.partitionId());
+                logger.log(System.Logger.Level.WARNING, "host " + hostId + " restarted after a possible power " +
+                    "loss: not eligible to lead " + state.topicPartition() + " until it re-joins the ISR");
             }
             PartitionState current = state;
             if (current.leader() == PartitionState.NO_LEADER)
@@ -268,7 +277,8 @@ public final class Controller implements Agent
      */
     private PartitionState elect(final PartitionState state)
     {
-        final int[] liveIsr = liveInOrder(state.assignedReplicas(), state.isr());
+        final int[] liveIsr = Arrays.stream(liveInOrder(state.assignedReplicas(), state.isr()))
+            .filter((h) -> !sessions.get(h).unsynced.contains(state.partitionId())).toArray();
         PartitionState next;
         if (liveIsr.length > 0)
         {
@@ -315,6 +325,14 @@ public final class Controller implements Agent
         {
             current = store.compareAndSet(state.version(), state.with(request.newIsr().clone(), state.leader(),
                 state.leaderEpoch()));
+            for (final int host : request.newIsr())
+            {
+                final Session session = sessions.get(host);
+                if (null != session)
+                {
+                    session.unsynced.remove(state.partitionId()); // caught up with a leader: complete again
+                }
+            }
             broadcast(current);
             publish();
         }

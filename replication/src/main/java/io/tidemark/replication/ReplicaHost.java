@@ -30,6 +30,8 @@ import java.util.List;
  */
 public final class ReplicaHost
 {
+    static final String BOOT_FILE = "host.boot";
+
     private final int hostId;
     private final Path dir;
     private final long incarnation;
@@ -115,9 +117,40 @@ public final class ReplicaHost
 
     void start()
     {
+        final boolean possibleDataLoss = recordBoot();
         transport.hostUp(hostId);
         channel.clearHost(hostId);
-        channel.toController(hostId, new ControlMessage.RegisterHost(hostId, incarnation));
+        channel.toController(hostId, new ControlMessage.RegisterHost(hostId, incarnation, possibleDataLoss));
+    }
+
+    /**
+     * Record this boot in {@code host.boot} (deleted by a clean stop).
+     *
+     * @return whether the host last ran under another boot and did not stop cleanly: a power loss may have taken
+     *         unflushed records.
+     */
+    private boolean recordBoot()
+    {
+        final Path file = dir.resolve(BOOT_FILE);
+        final String bootId = ctx.bootIdSupplier().get();
+        try
+        {
+            final boolean uncleanAcrossBoots = Files.exists(file) && !Files.readString(file).trim().equals(bootId);
+            final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(bootId.getBytes(
+                java.nio.charset.StandardCharsets.UTF_8));
+            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
+                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
+                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING))
+            {
+                channel.write(bytes);
+                channel.force(true);
+            }
+            return uncleanAcrossBoots;
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot record the boot of host " + hostId, ex);
+        }
     }
 
     ControlChannel channel()
@@ -298,6 +331,14 @@ public final class ReplicaHost
         }
         counters.close();
         transport.hostDown(hostId);
+        try
+        {
+            Files.deleteIfExists(dir.resolve(BOOT_FILE));
+        }
+        catch (final IOException ex)
+        {
+            errorHandler.onError(ex);
+        }
     }
 
     /** Kill (agents already stopped): leave the files as a killed process would. */

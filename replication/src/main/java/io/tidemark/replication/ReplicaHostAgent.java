@@ -105,7 +105,7 @@ final class ReplicaHostAgent implements Agent
             else if (message instanceof ControlMessage.SessionExpired)
             {
                 host.channel().toController(host.hostId(),
-                    new ControlMessage.RegisterHost(host.hostId(), host.incarnation()));
+                    new ControlMessage.RegisterHost(host.hostId(), host.incarnation(), false));
             }
         }
         catch (final RuntimeException ex)

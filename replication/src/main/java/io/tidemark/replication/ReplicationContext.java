@@ -93,6 +93,7 @@ public final class ReplicationContext
     private Supplier<IdleStrategy> idleStrategySupplier = () -> new BackoffIdleStrategy(100, 10, 1_000, 100_000);
     private ErrorHandler errorHandler;
     private Function<Path, LogContext> logContextFactory = (dir) -> new LogContext().logDir(dir);
+    private Supplier<String> bootIdSupplier = ReplicationContext::linuxBootId;
     private boolean concluded;
 
     /**
@@ -443,6 +444,40 @@ public final class ReplicationContext
     public ErrorHandler errorHandler()
     {
         return errorHandler;
+    }
+
+    /**
+     * The identity of the current boot of the machine (Linux: {@code /proc/sys/kernel/random/boot_id}). A host
+     * that restarts without a clean stop under a different boot id may have lost unflushed records to a power
+     * loss, and is not elected as the last in-sync replica until it has re-synced. Where no boot id exists a
+     * constant is returned, and power loss is not detected. Tests substitute their own to simulate power loss.
+     *
+     * @param supplier the boot id source.
+     * @return this
+     */
+    public ReplicationContext bootIdSupplier(final Supplier<String> supplier)
+    {
+        checkNotConcluded();
+        this.bootIdSupplier = supplier;
+        return this;
+    }
+
+    /** @return the boot id source. */
+    public Supplier<String> bootIdSupplier()
+    {
+        return bootIdSupplier;
+    }
+
+    private static String linuxBootId()
+    {
+        try
+        {
+            return java.nio.file.Files.readString(Path.of("/proc/sys/kernel/random/boot_id")).trim();
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            return "no-boot-id";
+        }
     }
 
     /**

@@ -22,6 +22,8 @@ final class Harness implements AutoCloseable
     final int session;
     final Map<Long, Outcome> outcomes = new ConcurrentHashMap<>();
     final List<Throwable> errors = new ArrayList<>();
+    final java.util.concurrent.atomic.AtomicReference<String> bootId =
+        new java.util.concurrent.atomic.AtomicReference<>("boot-1");
     private long nextCorrelation = 1;
 
     record Outcome(long offset, ReplicationError error)
@@ -35,9 +37,16 @@ final class Harness implements AutoCloseable
             .threadingMode(ReplicationContext.ThreadingMode.INVOKER)
             .epochClock(clock)
             .errorHandler(errors::add)
+            .bootIdSupplier(bootId::get)
             .logContextFactory((dir) -> new io.tidemark.store.LogContext().logDir(dir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024)
                 .pretouchBytes(0)));
         session = cluster.sessions().register((tp, id, offset, error) -> outcomes.put(id, new Outcome(offset, error)));
+    }
+
+    /** The machine "reboots": hosts restarted from now on see a new boot id, as after a power loss. */
+    void powerCycle()
+    {
+        bootId.set("boot-" + System.nanoTime());
     }
 
     /** Run every agent until nothing more happens (bounded), without moving the clock. */
@@ -50,6 +59,12 @@ final class Harness implements AutoCloseable
                 return;
             }
         }
+    }
+
+    /** Advance the clock in 20 ms steps (below the heartbeat interval), running the agents at each. */
+    void advance(final long ms)
+    {
+        advance(ms, 20);
     }
 
     /** Advance the clock in steps, running the agents at each. */
@@ -86,9 +101,31 @@ final class Harness implements AutoCloseable
         return id;
     }
 
+    /** Produce and run the agents until it is answered (or the deadline passes on the manual clock). */
+    Outcome produceAndWait(final TopicPartition tp, final int acks, final String value, final long maxMs)
+    {
+        final long id = produce(tp, acks, value);
+        settle();
+        for (long waited = 0; null == outcome(id) && waited < maxMs; waited += 20)
+        {
+            advance(20);
+        }
+        return outcome(id);
+    }
+
     Outcome outcome(final long id)
     {
         return outcomes.get(id);
+    }
+
+    int leader(final TopicPartition tp)
+    {
+        return cluster.leaderOf(tp);
+    }
+
+    PartitionState state(final TopicPartition tp)
+    {
+        return cluster.state(tp);
     }
 
     Replica replica(final int host, final TopicPartition tp)

@@ -1,0 +1,214 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.BatchClaim;
+import io.tidemark.store.Log;
+import io.tidemark.store.LogContext;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Unit tests of the replication components: high watermark, epoch cache, controller store and CAS. */
+class ComponentTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void highWatermarkOnlyMovesUpEvenUnderConcurrentAdvancers() throws Exception
+    {
+        final HighWatermark hw = new HighWatermark(dir, 0);
+        assertTrue(hw.advanceTo(5));
+        assertFalse(hw.advanceTo(3));
+        assertEquals(5, hw.get());
+        final CountDownLatch start = new CountDownLatch(1);
+        final Thread[] threads = new Thread[4];
+        for (int t = 0; t < threads.length; t++)
+        {
+            final int seed = t;
+            threads[t] = new Thread(() ->
+            {
+                try
+                {
+                    start.await();
+                }
+                catch (final InterruptedException ex)
+                {
+                    return;
+                }
+                for (int i = 0; i < 100_000; i++)
+                {
+                    final long before = hw.get();
+                    hw.advanceTo((i * 7L + seed * 13L) % 200_000);
+                    if (hw.get() < before)
+                    {
+                        throw new AssertionError("high watermark went back");
+                    }
+                }
+            });
+            threads[t].start();
+        }
+        start.countDown();
+        for (final Thread thread : threads)
+        {
+            thread.join();
+        }
+        assertEquals(199_999, hw.get());
+        hw.checkpoint();
+        assertEquals(199_999, HighWatermark.load(dir, 1_000_000).get());
+        assertEquals(10, HighWatermark.load(dir, 10).get(), "HW = min(checkpointed HW, LEO) on restart");
+    }
+
+    private Log log(final String name)
+    {
+        return Log.open(new LogContext().logDir(dir.resolve(name)).segmentBytes(1 << 20).maxMessageBytes(64 * 1024)
+            .agentMode(LogContext.AgentMode.EXTERNAL));
+    }
+
+    private static void append(final Log log, final int epoch, final int records)
+    {
+        for (int i = 0; i < records; i++)
+        {
+            log.tryClaim(256).leaderEpoch(epoch)
+                .addRecord(BatchClaim.NOW, null, 0, -1, new UnsafeBuffer(new byte[8]), 0, 8).commit();
+        }
+    }
+
+    @Test
+    void epochCacheAnswersTheEndOfEachEpochAsKip279Says()
+    {
+        try (Log log = log("a"))
+        {
+            final LeaderEpochCache cache = LeaderEpochCache.load(log);
+            cache.assign(1, 0);
+            append(log, 1, 10);
+            cache.assign(3, 10);
+            append(log, 3, 5);
+            cache.assign(5, 15);
+            append(log, 5, 5);
+            cache.assign(4, 18); // stale: ignored
+            assertEquals(5, cache.latestEpoch());
+            assertEquals(new LeaderEpochCache.EpochEndOffset(5, 20), cache.endOffsetFor(5, 20));
+            assertEquals(new LeaderEpochCache.EpochEndOffset(3, 15), cache.endOffsetFor(4, 20),
+                "largest epoch <= asked, ending where the next one starts");
+            assertEquals(new LeaderEpochCache.EpochEndOffset(1, 10), cache.endOffsetFor(2, 20));
+            assertEquals(new LeaderEpochCache.EpochEndOffset(-1, -1), cache.endOffsetFor(0, 20));
+            assertEquals(new LeaderEpochCache.EpochEndOffset(5, 20), cache.endOffsetFor(9, 20));
+            assertEquals(3, cache.epochForOffset(12));
+            assertEquals(3, cache.previousEpoch(5));
+
+            cache.truncateFromEnd(15);
+            assertEquals(3, cache.latestEpoch());
+            assertEquals(2, cache.entries().size());
+
+            final LeaderEpochCache reloaded = LeaderEpochCache.load(log);
+            assertEquals(cache.entries().size(), reloaded.entries().size());
+            assertArrayEquals(cache.entries().get(1), reloaded.entries().get(1));
+        }
+    }
+
+    @Test
+    void epochCacheIsRebuiltFromTheBatchesWhenItsCheckpointIsLost() throws Exception
+    {
+        try (Log log = log("b"))
+        {
+            append(log, 2, 3);
+            append(log, 7, 4);
+            Files.deleteIfExists(log.directory().resolve(LeaderEpochCache.FILE_NAME));
+            final LeaderEpochCache cache = LeaderEpochCache.load(log);
+            assertEquals(2, cache.entries().size());
+            assertArrayEquals(new long[]{ 2, 0 }, cache.entries().get(0));
+            assertArrayEquals(new long[]{ 7, 3 }, cache.entries().get(1));
+            Files.write(log.directory().resolve(LeaderEpochCache.FILE_NAME), new byte[]{ 1, 2, 3 });
+            assertEquals(2, LeaderEpochCache.load(log).entries().size(), "a torn checkpoint is rebuilt too");
+        }
+    }
+
+    @Test
+    void epochCacheReplacesAnEpochThatProducedNoRecords()
+    {
+        try (Log log = log("c"))
+        {
+            final LeaderEpochCache cache = LeaderEpochCache.load(log);
+            cache.assign(1, 0);
+            cache.assign(2, 0); // epoch 1 never wrote anything
+            assertEquals(1, cache.entries().size());
+            assertArrayEquals(new long[]{ 2, 0 }, cache.entries().get(0));
+        }
+    }
+
+    private static PartitionState state(final int version, final int leader, final int epoch, final int... isr)
+    {
+        return new PartitionState(0, new TopicPartition("t", 0), new int[]{ 0, 1, 2 }, isr, leader, epoch, version);
+    }
+
+    @Test
+    void partitionStateChangesOnlyByCompareAndSetAndSurviveControllerFailover()
+    {
+        final PartitionStateStore store = new PartitionStateStore(dir.resolve("ctl"));
+        store.create(state(0, 0, 0, 0, 1, 2));
+        assertNull(store.compareAndSet(5, state(6, 0, 0, 0, 1)), "wrong expected version");
+        assertNull(store.compareAndSet(0, state(2, 0, 0, 0, 1)), "the new version must be expected + 1");
+        assertNotNull(store.compareAndSet(0, state(1, 0, 0, 0, 1)));
+        assertNull(store.compareAndSet(0, state(1, 1, 1, 1)), "a second writer at the same version loses");
+        final PartitionStateStore failedOver = new PartitionStateStore(dir.resolve("ctl"));
+        assertEquals(state(1, 0, 0, 0, 1), failedOver.get(0));
+    }
+
+    @Test
+    void controllerFencesIsrChangesFromStaleLeadersAndElectsInAssignmentOrder()
+    {
+        final org.agrona.concurrent.CachedEpochClock clock = new org.agrona.concurrent.CachedEpochClock();
+        clock.update(1000);
+        final ControlChannel channel = new ControlChannel(3);
+        final Controller controller = new Controller(dir.resolve("c2"),
+            new ReplicationContext().epochClock(clock), channel);
+        for (int host = 0; host < 3; host++)
+        {
+            channel.toController(host, new ControlMessage.RegisterHost(host, 1, false));
+        }
+        controller.doWork();
+        final List<PartitionState> created = controller.createTopic("t", 1, 3, new int[]{ 0, 1, 2 });
+        final PartitionState initial = created.get(0);
+        assertEquals(0, initial.leader());
+        // stale epoch: fenced
+        channel.toController(0, new ControlMessage.AlterIsr(0, 0, initial.leaderEpoch() - 1, initial.version(),
+            new int[]{ 0, 1 }));
+        // wrong version: refused
+        channel.toController(0, new ControlMessage.AlterIsr(0, 0, initial.leaderEpoch(), initial.version() + 3,
+            new int[]{ 0, 1 }));
+        // a follower cannot change the ISR
+        channel.toController(1, new ControlMessage.AlterIsr(0, 1, initial.leaderEpoch(), initial.version(),
+            new int[]{ 1, 2 }));
+        controller.doWork();
+        assertEquals(initial, controller.partition(0));
+        channel.toController(0, new ControlMessage.AlterIsr(0, 0, initial.leaderEpoch(), initial.version(),
+            new int[]{ 0, 2 }));
+        controller.doWork();
+        assertArrayEquals(new int[]{ 0, 2 }, controller.partition(0).isr());
+        // host 0 (leader) stops heartbeating: the first live ISR member in AR order leads, epoch bumped
+        for (int i = 0; i < 10; i++)
+        {
+            clock.advance(100);
+            channel.toController(1, new ControlMessage.Heartbeat(1, 1));
+            channel.toController(2, new ControlMessage.Heartbeat(2, 1));
+            controller.doWork();
+        }
+        final PartitionState after = controller.partition(0);
+        assertEquals(2, after.leader(), "host 1 is not in the ISR, so host 2 leads");
+        assertEquals(initial.leaderEpoch() + 1, after.leaderEpoch());
+        assertArrayEquals(new int[]{ 2 }, after.isr());
+        assertFalse(controller.hostAlive(0));
+    }
+}
