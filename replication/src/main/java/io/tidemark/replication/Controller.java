@@ -28,6 +28,7 @@ public final class Controller implements Agent
     private final ControlChannel channel;
     private final PartitionStateStore store;
     private final Map<Integer, Session> sessions = new HashMap<>();
+    private Session[] sessionArray = new Session[0];
     private final Consumer<ControlMessage> handler = this::onMessage;
     private final System.Logger logger = System.getLogger(Controller.class.getName());
     private volatile PartitionState[] snapshot;
@@ -37,12 +38,26 @@ public final class Controller implements Agent
     /** A host's session: alive while heartbeats arrive within the timeout. */
     private static final class Session
     {
+        final int hostId;
         long incarnation;
         long lastHeartbeatMs;
         boolean alive;
         /** Partitions whose replica on this host may have lost acknowledged records (power loss) and has not
          * re-joined the ISR since: never elected as if complete (KIP-966, "last replica standing"). */
         final java.util.Set<Integer> unsynced = new java.util.HashSet<>();
+
+        Session(final int hostId)
+        {
+            this.hostId = hostId;
+        }
+    }
+
+    private Session newSession(final int hostId)
+    {
+        final Session session = new Session(hostId);
+        sessions.put(hostId, session);
+        sessionArray = sessions.values().toArray(new Session[0]);
+        return session;
     }
 
     /**
@@ -69,14 +84,13 @@ public final class Controller implements Agent
         final long now = clock.time();
         for (final int host : hosts)
         {
-            sessions.computeIfAbsent(host, (h) ->
+            if (!sessions.containsKey(host))
             {
-                final Session session = new Session();
+                final Session session = newSession(host);
                 session.lastHeartbeatMs = now;
                 session.alive = true;
                 session.incarnation = -1;
-                return session;
-            });
+            }
         }
     }
 
@@ -155,20 +169,19 @@ public final class Controller implements Agent
         {
             // The controller itself did not run (GC, a busy shared thread): heartbeats could not be heard, so the
             // silence is not the hosts' fault. Sessions are extended by the stall.
-            for (final Session session : sessions.values())
+            for (final Session session : sessionArray)
             {
                 session.lastHeartbeatMs += stalled;
             }
         }
         lastDutyCycleMs = now;
         int work = channel.drainController(handler);
-        for (final Map.Entry<Integer, Session> e : sessions.entrySet())
+        for (final Session session : sessionArray)
         {
-            final Session session = e.getValue();
             if (session.alive && now - session.lastHeartbeatMs > ctx.hostSessionTimeoutMs())
             {
-                logger.log(System.Logger.Level.INFO, "host " + e.getKey() + " session expired");
-                hostDied(e.getKey());
+                logger.log(System.Logger.Level.INFO, "host " + session.hostId + " session expired");
+                hostDied(session.hostId);
                 work++;
             }
         }
@@ -214,8 +227,7 @@ public final class Controller implements Agent
         Session session = sessions.get(hostId);
         if (null == session)
         {
-            session = new Session();
-            sessions.put(hostId, session);
+            session = newSession(hostId);
         }
         else if (session.alive && session.incarnation != incarnation && session.incarnation != -1)
         {

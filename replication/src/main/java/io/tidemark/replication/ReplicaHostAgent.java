@@ -22,6 +22,7 @@ final class ReplicaHostAgent implements Agent
     private final ErrorHandler errorHandler;
     private final Consumer<ControlMessage> controlHandler = this::onControl;
     private long nextHeartbeatMs;
+    private ControlMessage.Heartbeat heartbeat;
 
     ReplicaHostAgent(final ReplicaHost host, final ReplicationContext ctx, final ErrorHandler errorHandler)
     {
@@ -39,8 +40,11 @@ final class ReplicaHostAgent implements Agent
         if (now >= nextHeartbeatMs)
         {
             nextHeartbeatMs = now + ctx.hostHeartbeatIntervalMs();
-            host.channel().toController(host.hostId(),
-                new ControlMessage.Heartbeat(host.hostId(), host.incarnation()));
+            if (null == heartbeat)
+            {
+                heartbeat = new ControlMessage.Heartbeat(host.hostId(), host.incarnation()); // immutable: reused
+            }
+            host.channel().toController(host.hostId(), heartbeat);
         }
         work += host.fetchServer().poll();
         for (final Replica replica : host.replicas())

@@ -38,7 +38,7 @@ public final class ReplicationCluster implements AutoCloseable
     private final AgentScheduler scheduler;
     private final ProducerSessions sessions = new ProducerSessions();
     private final ErrorHandler errorHandler;
-    private final ReplicaHost[] hosts;
+    private final java.util.concurrent.atomic.AtomicReferenceArray<ReplicaHost> hosts;
     private final long[] incarnations;
     private final System.Logger logger = System.getLogger(ReplicationCluster.class.getName());
 
@@ -54,7 +54,7 @@ public final class ReplicationCluster implements AutoCloseable
         this.channel = new ControlChannel(hostCount);
         this.controller = new Controller(root.resolve("controller"), ctx, channel);
         this.scheduler = new AgentScheduler(ctx.threadingMode(), ctx.idleStrategySupplier(), errorHandler);
-        this.hosts = new ReplicaHost[hostCount];
+        this.hosts = new java.util.concurrent.atomic.AtomicReferenceArray<>(hostCount);
         this.incarnations = new long[hostCount];
         scheduler.start("controller", List.of(controller));
         for (int id = 0; id < hostCount; id++)
@@ -76,7 +76,7 @@ public final class ReplicationCluster implements AutoCloseable
     {
         final ReplicaHost host = new ReplicaHost(id, root.resolve("host-" + id), ++incarnations[id], hostCount, ctx,
             transport, channel, sessions, errorHandler);
-        hosts[id] = host;
+        hosts.set(id, host);
         host.start();
         scheduler.start("host-" + id, host.agents());
     }
@@ -118,9 +118,9 @@ public final class ReplicationCluster implements AutoCloseable
     }
 
     /** @return the running host with this id, or null while it is down. */
-    public synchronized ReplicaHost host(final int id)
+    public ReplicaHost host(final int id)
     {
-        return hosts[id];
+        return hosts.get(id);
     }
 
     /**
@@ -333,7 +333,7 @@ public final class ReplicationCluster implements AutoCloseable
     /** Stop a host cleanly: its leaderships move away at once, its logs close cleanly. */
     public synchronized void stopHost(final int id)
     {
-        final ReplicaHost host = hosts[id];
+        final ReplicaHost host = hosts.get(id);
         if (null == host)
         {
             return;
@@ -341,7 +341,7 @@ public final class ReplicationCluster implements AutoCloseable
         channel.toController(id, new ControlMessage.UnregisterHost(id, host.incarnation()));
         scheduler.stop("host-" + id);
         host.close();
-        hosts[id] = null;
+        hosts.set(id, null);
     }
 
     /**
@@ -350,20 +350,20 @@ public final class ReplicationCluster implements AutoCloseable
      */
     public synchronized void killHost(final int id)
     {
-        final ReplicaHost host = hosts[id];
+        final ReplicaHost host = hosts.get(id);
         if (null == host)
         {
             return;
         }
         scheduler.stop("host-" + id);
         host.halt();
-        hosts[id] = null;
+        hosts.set(id, null);
     }
 
     /** Start a stopped or killed host again: recovery, then it rejoins as a follower. */
     public synchronized void restartHost(final int id)
     {
-        if (null != hosts[id])
+        if (null != hosts.get(id))
         {
             throw new IllegalStateException("host " + id + " is running");
         }
@@ -376,12 +376,12 @@ public final class ReplicationCluster implements AutoCloseable
         scheduler.stop("controller");
         for (int id = 0; id < hostCount; id++)
         {
-            final ReplicaHost host = hosts[id];
+            final ReplicaHost host = hosts.get(id);
             if (null != host)
             {
                 scheduler.stop("host-" + id);
                 host.close();
-                hosts[id] = null;
+                hosts.set(id, null);
             }
         }
         scheduler.close();
