@@ -1,0 +1,169 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.BatchClaim;
+import io.tidemark.store.Log;
+import io.tidemark.store.LogContext;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The ISR tracker, high-watermark rule and acks completion of a leader, without a cluster. */
+class LeaderStateTest
+{
+    private static final TopicPartition TP = new TopicPartition("t", 0);
+
+    @TempDir
+    Path dir;
+
+    private Log log;
+    private HighWatermark hw;
+
+    @BeforeEach
+    void open()
+    {
+        log = Log.open(new LogContext().logDir(dir.resolve("log")).segmentBytes(1 << 20).maxMessageBytes(64 * 1024)
+            .agentMode(LogContext.AgentMode.EXTERNAL));
+        hw = new HighWatermark(dir, 0);
+    }
+
+    @AfterEach
+    void close()
+    {
+        log.close();
+    }
+
+    private void append(final int records)
+    {
+        for (int i = 0; i < records; i++)
+        {
+            log.tryClaim(256).addRecord(BatchClaim.NOW, null, 0, -1, new UnsafeBuffer(new byte[4]), 0, 4).commit();
+        }
+    }
+
+    private LeaderState leader(final int minIsr, final int... isr)
+    {
+        return new LeaderState(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, isr, 0, 3, 7), 0, log, hw,
+            log.logEndOffset(), minIsr, 1000);
+    }
+
+    @Test
+    void highWatermarkIsTheMinimumOverTheIsrAndWaitsForUnknownPositions()
+    {
+        final LeaderState leader = leader(1, 0, 1, 2);
+        append(10);
+        assertFalse(leader.maybeAdvanceHighWatermark(), "followers' positions are not known yet");
+        leader.follower(1).onFetch(7, 10, 1000);
+        leader.follower(2).onFetch(4, 10, 1000);
+        assertTrue(leader.maybeAdvanceHighWatermark());
+        assertEquals(4, leader.highWatermark());
+        leader.follower(2).onFetch(9, 10, 1001);
+        leader.maybeAdvanceHighWatermark();
+        assertEquals(7, leader.highWatermark());
+        leader.follower(1).onFetch(3, 10, 1002); // a position going back (restarted follower) never lowers the HW
+        leader.maybeAdvanceHighWatermark();
+        assertEquals(7, leader.highWatermark());
+    }
+
+    @Test
+    void theHighWatermarkDoesNotAdvanceWhileTheIsrIsBelowMinInsync()
+    {
+        final LeaderState leader = leader(2, 0);
+        append(5);
+        assertFalse(leader.maybeAdvanceHighWatermark());
+        assertEquals(0, leader.highWatermark());
+        final LeaderState enough = leader(1, 0);
+        assertTrue(enough.maybeAdvanceHighWatermark());
+        assertEquals(5, enough.highWatermark());
+    }
+
+    @Test
+    void aPendingExpansionAlreadyCountsAndAPendingShrinkStillCounts()
+    {
+        final LeaderState leader = leader(1, 0, 1);
+        append(10);
+        leader.follower(1).onFetch(10, 10, 1000);
+        leader.follower(2).onFetch(3, 10, 1000);
+        leader.maybeAdvanceHighWatermark();
+        assertEquals(10, leader.highWatermark(), "host 2 is outside the ISR");
+        append(5);
+        leader.follower(2).onFetch(12, 15, 1001);
+        leader.follower(1).onFetch(15, 15, 1001);
+        leader.requestChange(new int[]{ 0, 1, 2 }, 1001);
+        leader.maybeAdvanceHighWatermark();
+        assertEquals(12, leader.highWatermark(), "the member being added already holds the HW back");
+        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1, 2 }, 0, 3, 8));
+        assertFalse(leader.changePending());
+        leader.requestChange(new int[]{ 0, 1 }, 1002);
+        leader.follower(2).onFetch(12, 15, 1002);
+        leader.maybeAdvanceHighWatermark();
+        assertEquals(12, leader.highWatermark(), "the member being removed still counts until it is removed");
+    }
+
+    @Test
+    void shrinkByTimeOnlyAndExpandWhenCaughtUpToHighWatermarkAndEpochStart()
+    {
+        append(10);
+        final LeaderState leader = new LeaderState(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1, 2 },
+            0, 3, 7), 0, log, hw, 10, 1, 1000);
+        leader.follower(1).onFetch(10, 10, 1000);
+        leader.follower(2).onFetch(10, 10, 1000);
+        assertNull(leader.shrinkCandidate(50_000, 1000), "caught-up followers never leave, however long ago");
+        append(1_000); // a burst: both followers far behind, but recently caught up
+        assertNull(leader.shrinkCandidate(1500, 1000), "lag is measured in time, not messages");
+        leader.follower(1).onFetch(1010, 1010, 2400);
+        assertArrayEquals(new int[]{ 0, 1 }, leader.shrinkCandidate(2500, 1000), "host 2 stuck for > lag");
+        leader.requestChange(new int[]{ 0, 1 }, 2500);
+        assertNull(leader.shrinkCandidate(9000, 1000), "one change in flight at a time");
+        leader.changeRejected(null);
+        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1 }, 0, 3, 8));
+        hw.advanceTo(1010);
+        leader.follower(2).onFetch(1005, 1010, 9000);
+        assertNull(leader.expandCandidate(leader.follower(2)), "below the HW: not yet");
+        leader.follower(2).onFetch(1010, 1010, 9001);
+        assertArrayEquals(new int[]{ 0, 1, 2 }, leader.expandCandidate(leader.follower(2)));
+        leader.follower(2).resetForIncarnation(2, 9002);
+        assertNull(leader.expandCandidate(leader.follower(2)), "nothing known from the new incarnation yet");
+    }
+
+    @Test
+    void pendingAcksCompleteByModeTimeOutAndFailAfterAppend()
+    {
+        final List<String> outcomes = new ArrayList<>();
+        final ProducerSessions sessions = new ProducerSessions();
+        final int session = sessions.register((tp, id, offset, error) -> outcomes.add(id + ":" + error));
+        final LeaderState leader = leader(2, 0, 1, 2);
+        append(3);
+        leader.pendingAcks.add(session, 1, 0, 1, Acks.ALL, 5000);
+        leader.pendingAcks.add(session, 2, 1, 2, Acks.replicas(2), 5000);
+        leader.pendingAcks.add(session, 3, 2, 3, Acks.ALL, 1500);
+        leader.follower(1).onFetch(2, 3, 1000);
+        assertEquals(1, leader.pendingAcks.complete(leader, TP, sessions, 1000, 2));
+        assertEquals(List.of("2:NONE"), outcomes, "acks=2: leader and host 1 hold offset 1; acks=all waits");
+        leader.follower(2).onFetch(1, 3, 1000);
+        leader.maybeAdvanceHighWatermark();
+        leader.pendingAcks.complete(leader, TP, sessions, 1000, 2);
+        assertEquals(List.of("2:NONE", "1:NONE"), outcomes, "HW passed offset 0");
+        leader.pendingAcks.complete(leader, TP, sessions, 1600, 2);
+        assertEquals("3:REQUEST_TIMED_OUT", outcomes.get(2));
+        leader.pendingAcks.add(session, 4, 3, 4, Acks.ALL, 9000);
+        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0 }, 0, 3, 9));
+        leader.pendingAcks.complete(leader, TP, sessions, 1700, 2);
+        assertEquals("4:NOT_ENOUGH_REPLICAS_AFTER_APPEND", outcomes.get(3));
+        leader.pendingAcks.add(session, 5, 3, 4, Acks.ALL, 9000);
+        leader.pendingAcks.failAll(TP, sessions, ReplicationError.NOT_LEADER);
+        assertEquals("5:NOT_LEADER", outcomes.get(4));
+        assertEquals(0, leader.pendingAcks.size());
+    }
+}
