@@ -1,14 +1,21 @@
 package io.tidemark.replication;
 
+import io.tidemark.store.CheckpointFile;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochClock;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -33,6 +40,9 @@ public final class Controller implements Agent
     private final System.Logger logger = System.getLogger(Controller.class.getName());
     private volatile PartitionState[] snapshot;
     private long uncleanElections;
+    private final Path producerIdFile;
+    private long nextProducerId = -1;
+    private long producerIdLimit = -1;
     private long lastDutyCycleMs;
 
     /** A host's session: alive while heartbeats arrive within the timeout. */
@@ -44,7 +54,7 @@ public final class Controller implements Agent
         boolean alive;
         /** Partitions whose replica on this host may have lost acknowledged records (power loss) and has not
          * re-joined the ISR since: never elected as if complete (KIP-966, "last replica standing"). */
-        final java.util.Set<Integer> unsynced = new java.util.HashSet<>();
+        final Set<Integer> unsynced = new HashSet<>();
 
         Session(final int hostId)
         {
@@ -71,6 +81,7 @@ public final class Controller implements Agent
         this.clock = ctx.epochClock();
         this.channel = channel;
         this.store = new PartitionStateStore(dir);
+        this.producerIdFile = dir.resolve("producer-ids");
         for (final PartitionState state : store.all())
         {
             expectHosts(state.assignedReplicas());
@@ -111,6 +122,40 @@ public final class Controller implements Agent
         final PartitionState[] current = snapshot;
         return partitionId >= 0 && partitionId < current.length ? current[partitionId] : null;
     }
+
+    /**
+     * @return a producer id never handed out before by this controller directory. Ids are reserved durably in
+     *         blocks of 1000, so a restart skips at most the rest of a block.
+     */
+    public synchronized long allocateProducerId()
+    {
+        if (nextProducerId < 0 || nextProducerId >= producerIdLimit)
+        {
+            try
+            {
+                final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET +
+                    12).order(ByteOrder.LITTLE_ENDIAN);
+                long reservedUpTo = 0;
+                if (CheckpointFile.read(producerIdFile, PRODUCER_ID_MAGIC, in) ==
+                    CheckpointFile.Status.OK)
+                {
+                    reservedUpTo = in.getLong(CheckpointFile.FIELDS_OFFSET);
+                }
+                final ByteBuffer out = CheckpointFile.allocate(PRODUCER_ID_MAGIC, 8);
+                out.putLong(CheckpointFile.FIELDS_OFFSET, reservedUpTo + 1000);
+                CheckpointFile.write(producerIdFile, out);
+                nextProducerId = Math.max(nextProducerId, reservedUpTo);
+                producerIdLimit = reservedUpTo + 1000;
+            }
+            catch (final IOException ex)
+            {
+                throw new UncheckedIOException("cannot reserve producer ids in " + producerIdFile, ex);
+            }
+        }
+        return nextProducerId++;
+    }
+
+    private static final int PRODUCER_ID_MAGIC = 0x44494D54;
 
     /** @return unclean elections performed (each may have lost committed data). */
     public synchronized long uncleanElections()

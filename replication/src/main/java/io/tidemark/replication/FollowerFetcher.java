@@ -285,6 +285,7 @@ final class FollowerFetcher implements Agent
                         return;
                     }
                     learnEpochs(replica, fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
+                    replica.producerState.onAppendRaw(fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
                 }
                 replica.highWatermark.advanceTo(Math.min(fetchResponse.highWatermark(), replica.log.logEndOffset()));
                 p.state = PartitionFetch.State.FETCH;
@@ -294,6 +295,7 @@ final class FollowerFetcher implements Agent
                 {
                     replica.log.truncateFullyAndStartAt(fetchResponse.logStartOffset());
                     replica.epochCache.clear();
+                    replica.producerState.rebuild(replica.log);
                     replica.highWatermark.reset(fetchResponse.logStartOffset());
                     p.transition(PartitionFetch.State.FETCH, "behind the leader's log start: restarted empty", now);
                 }
@@ -371,6 +373,7 @@ final class FollowerFetcher implements Agent
         if (target < localEnd)
         {
             newEnd = replica.log.truncateTo(target);
+            replica.producerState.rebuild(replica.log);
             if (replica.highWatermark.get() > newEnd)
             {
                 replica.highWatermark.reset(newEnd); // only with unclean election enabled

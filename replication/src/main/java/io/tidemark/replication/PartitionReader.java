@@ -80,15 +80,15 @@ public final class PartitionReader implements AutoCloseable
         {
             return 0;
         }
-        if (leader != replica || null == reader)
-        {
-            close();
-            replica = leader;
-            reader = leader.log.openReader();
-            reader.seek(Math.max(position, leader.log.logStartOffset()));
-        }
         try
         {
+            if (leader != replica || null == reader)
+            {
+                close();
+                reader = leader.log.openReader();
+                replica = leader;
+                reader.seek(Math.max(position, leader.log.logStartOffset()));
+            }
             final int delivered = reader.poll(handler, leader.highWatermark.get(), maxRecords);
             position = reader.position();
             return delivered;

@@ -2,6 +2,7 @@ package io.tidemark.replication;
 
 import io.tidemark.store.BatchClaim;
 import io.tidemark.store.RecordBatchDescriptor;
+import io.tidemark.store.RecordEncoder;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
 import org.agrona.MutableDirectBuffer;
@@ -80,16 +81,42 @@ final class ProduceHandler
             return;
         }
         final int recordsLength = buffer.getInt(index + ProduceMessages.RECORDS_LENGTH_OFFSET);
+        final long producerId = buffer.getLong(index + ProduceMessages.PRODUCER_ID_OFFSET);
+        final short producerEpoch = buffer.getShort(index + ProduceMessages.PRODUCER_EPOCH_OFFSET);
+        final int baseSequence = buffer.getInt(index + ProduceMessages.BASE_SEQUENCE_OFFSET);
+        int recordCount = 0;
+        if (producerId >= 0)
+        {
+            recordCount = RecordEncoder.countRecords(buffer, index + ProduceMessages.HEADER_LENGTH, recordsLength);
+            if (recordCount <= 0)
+            {
+                answer(replica, acks, session, correlationId, -1, ReplicationError.INVALID_RECORDS);
+                return;
+            }
+            final long check = replica.producerState.check(producerId, producerEpoch, baseSequence, recordCount);
+            if (check == ProducerStateManager.OUT_OF_SEQUENCE || check == ProducerStateManager.FENCED_EPOCH)
+            {
+                answer(replica, acks, session, correlationId, -1, check == ProducerStateManager.FENCED_EPOCH ?
+                    ReplicationError.INVALID_PRODUCER_EPOCH : ReplicationError.OUT_OF_ORDER_SEQUENCE);
+                return;
+            }
+            if (check >= 0)
+            {
+                // a retry of a batch already in the log: nothing appended, answered with its original offsets once
+                // its acks condition holds
+                acknowledge(replica, leader, acks, session, correlationId, check, check + recordCount,
+                    buffer.getInt(index + ProduceMessages.TIMEOUT_OFFSET));
+                return;
+            }
+        }
         final long baseOffset;
         BatchClaim claim = null;
         try
         {
             claim = replica.log.tryClaim(RecordBatchDescriptor.HEADER_LENGTH + recordsLength)
                 .leaderEpoch(leader.epoch)
-                .producer(buffer.getLong(index + ProduceMessages.PRODUCER_ID_OFFSET),
-                    buffer.getShort(index + ProduceMessages.PRODUCER_EPOCH_OFFSET),
-                    buffer.getInt(index + ProduceMessages.BASE_SEQUENCE_OFFSET));
-            claim.addRecords(buffer, index + ProduceMessages.HEADER_LENGTH, recordsLength);
+                .producer(producerId, producerEpoch, baseSequence);
+            recordCount = claim.addRecords(buffer, index + ProduceMessages.HEADER_LENGTH, recordsLength);
             baseOffset = claim.commit();
         }
         catch (final StorageException ex)
@@ -107,7 +134,15 @@ final class ProduceHandler
             answer(replica, acks, session, correlationId, -1, ReplicationError.INVALID_RECORDS);
             return;
         }
+        replica.producerState.onAppend(producerId, producerEpoch, baseSequence, recordCount, baseOffset);
         leader.maybeAdvanceHighWatermark();
+        acknowledge(replica, leader, acks, session, correlationId, baseOffset, replica.log.logEndOffset(),
+            buffer.getInt(index + ProduceMessages.TIMEOUT_OFFSET));
+    }
+
+    private void acknowledge(final Replica replica, final LeaderState leader, final int acks, final int session,
+        final long correlationId, final long baseOffset, final long nextOffset, final int timeoutMs)
+    {
         if (acks == Acks.LEADER)
         {
             PendingAcks.notify(listeners, replica.topicPartition, session, correlationId, baseOffset,
@@ -115,9 +150,8 @@ final class ProduceHandler
         }
         else if (acks != Acks.NONE)
         {
-            final int timeout = buffer.getInt(index + ProduceMessages.TIMEOUT_OFFSET);
-            leader.pendingAcks.add(session, correlationId, baseOffset, replica.log.logEndOffset(), acks,
-                clock.time() + (timeout > 0 ? timeout : ctx.requestTimeoutMs()));
+            leader.pendingAcks.add(session, correlationId, baseOffset, nextOffset, acks,
+                clock.time() + (timeoutMs > 0 ? timeoutMs : ctx.requestTimeoutMs()));
         }
     }
 

@@ -30,6 +30,7 @@ final class Replica implements AutoCloseable
     final HighWatermark highWatermark;
     final RingBuffer produceRing;
     final ReplicaCounters counters;
+    final ProducerStateManager producerState = new ProducerStateManager();
     volatile PartitionState state;
     volatile LeaderState leaderState;
     volatile int leaderEpoch = -1;
@@ -50,6 +51,7 @@ final class Replica implements AutoCloseable
             ByteBuffer.allocateDirect(produceRingBytes + RingBufferDescriptor.TRAILER_LENGTH)));
         this.counters = new ReplicaCounters(counters, hostId, state);
         this.counters.highWatermark.setRelease(highWatermark.get());
+        this.producerState.rebuild(log);
     }
 
     /**

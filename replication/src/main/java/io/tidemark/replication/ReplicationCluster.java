@@ -192,6 +192,24 @@ public final class ReplicationCluster implements AutoCloseable
     public ReplicationError produceRecords(final int session, final TopicPartition tp, final long correlationId,
         final int acks, final int timeoutMs, final DirectBuffer records, final int offset, final int length)
     {
+        return produceRecords(session, tp, correlationId, acks, timeoutMs, -1, (short)-1, -1, records, offset,
+            length);
+    }
+
+    /**
+     * Produce a run of records as an idempotent producer: the leader appends it once however often it is retried
+     * (a retry of one of the producer's last 5 batches is answered with the original offsets) and rejects a
+     * sequence gap with OUT_OF_ORDER_SEQUENCE and an older producer epoch with INVALID_PRODUCER_EPOCH.
+     *
+     * @param producerId    from {@link #allocateProducerId()}.
+     * @param producerEpoch the producer's epoch.
+     * @param baseSequence  per-partition sequence number of the first record.
+     * @return as {@link #produceRecords(int, TopicPartition, long, int, int, DirectBuffer, int, int)}.
+     */
+    public ReplicationError produceRecords(final int session, final TopicPartition tp, final long correlationId,
+        final int acks, final int timeoutMs, final long producerId, final short producerEpoch, final int baseSequence,
+        final DirectBuffer records, final int offset, final int length)
+    {
         final RingBuffer ring = ringOf(tp, acks);
         if (null == ring)
         {
@@ -208,6 +226,10 @@ public final class ReplicationCluster implements AutoCloseable
         }
         final MutableDirectBuffer buffer = ring.buffer();
         encodeHeader(buffer, index, session, acks, timeoutMs, correlationId, length);
+        buffer.putShort(index + ProduceMessages.PRODUCER_EPOCH_OFFSET, producerEpoch);
+        buffer.putShort(index + ProduceMessages.PRODUCER_EPOCH_OFFSET + 2, (short)0);
+        buffer.putLong(index + ProduceMessages.PRODUCER_ID_OFFSET, producerId);
+        buffer.putInt(index + ProduceMessages.BASE_SEQUENCE_OFFSET, baseSequence);
         buffer.putBytes(index + ProduceMessages.HEADER_LENGTH, records, offset, length);
         ring.commit(index);
         return ReplicationError.NONE;
@@ -274,6 +296,12 @@ public final class ReplicationCluster implements AutoCloseable
         buffer.putInt(index + ProduceMessages.BASE_SEQUENCE_OFFSET, -1);
         buffer.putInt(index + ProduceMessages.RECORDS_LENGTH_OFFSET, recordsLength);
         buffer.putLong(index + ProduceMessages.CORRELATION_ID_OFFSET, correlationId);
+    }
+
+    /** @return a new producer id, unique in this cluster across restarts (durably allocated by the controller). */
+    public long allocateProducerId()
+    {
+        return controller.allocateProducerId();
     }
 
     /** @return a reader of a partition's committed records (from its current leader, up to the HW). */

@@ -33,7 +33,12 @@ public enum ReplicationError
     /** The leader's log failed (disk full, offline). */
     STORAGE_ERROR(true),
     /** The producer's request queue to the leader is full: back-pressure, retry later. */
-    BACK_PRESSURED(true);
+    BACK_PRESSURED(true),
+    /** An idempotent batch whose sequence does not follow the producer's last one: an earlier batch is missing. */
+    OUT_OF_ORDER_SEQUENCE(false),
+    /** An idempotent producer with an older epoch than one the leader has seen: it was fenced by a newer
+     * instance. */
+    INVALID_PRODUCER_EPOCH(false);
 
     private final boolean retriable;
 
