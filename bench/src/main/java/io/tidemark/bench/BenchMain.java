@@ -106,18 +106,19 @@ public final class BenchMain implements Callable<Integer>
             description = "Override a benchmark @Param, e.g. -p valueSize=100. Repeatable.")
         Map<String, String> params = new LinkedHashMap<>();
 
-        @Option(names = "--forks", defaultValue = "1", description = "JMH forks (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--forks", paramLabel = "N", defaultValue = "1",
+            description = "JMH forks (default: ${DEFAULT-VALUE}).")
         int forks;
 
-        @Option(names = "--warmup-iterations", defaultValue = "2",
+        @Option(names = "--warmup-iterations", paramLabel = "N", defaultValue = "2",
             description = "Warmup iterations (default: ${DEFAULT-VALUE}).")
         int warmupIterations;
 
-        @Option(names = "--iterations", defaultValue = "3",
+        @Option(names = "--iterations", paramLabel = "N", defaultValue = "3",
             description = "Measurement iterations (default: ${DEFAULT-VALUE}).")
         int iterations;
 
-        @Option(names = "--time", defaultValue = "1s", converter = TimeValueConverter.class,
+        @Option(names = "--time", paramLabel = "TIME", defaultValue = "1s", converter = TimeValueConverter.class,
             description = "Duration of each warmup and measurement iteration (default: ${DEFAULT-VALUE}).")
         TimeValue time;
 
@@ -142,6 +143,7 @@ public final class BenchMain implements Callable<Integer>
     /** Pass-through of JMH's command line, for full runs. */
     @Command(
         name = "jmh",
+        customSynopsis = "tidemark-bench jmh [--no-gc-profiler] [--results-dir=DIR] [JMH options] [regexps]",
         description = {
             "Runs JMH with the given JMH command-line options (see 'jmh -h'), e.g. jmh -f 3 -wi 5 -i 10 " +
                 "StoreAppendBenchmark. Added unless already given: -prof gc, and the add-exports flag Agrona " +
@@ -166,6 +168,12 @@ public final class BenchMain implements Callable<Integer>
         {
             final PrintWriter out = spec.commandLine().getOut();
             final PrintWriter err = spec.commandLine().getErr();
+            if (jmhArgs.contains("--help"))
+            {
+                spec.commandLine().usage(out);
+                out.println("JMH's own options: tidemark-bench jmh -h");
+                return 0;
+            }
             final CommandLineOptions jmh;
             try
             {
@@ -260,9 +268,8 @@ public final class BenchMain implements Callable<Integer>
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        final String command = "tidemark-bench " + spec.name() + " " +
-            String.join(" ", spec.commandLine().getParseResult().originalArgs());
-        final PerfRun run = PerfRun.start(report.resultsDir, Path.of("").toAbsolutePath(), command.trim());
+        final PerfRun run = PerfRun.start(report.resultsDir, Path.of("").toAbsolutePath(),
+            commandLineText(spec.commandLine().getParseResult().originalArgs()));
         options.resultFormat(ResultFormatType.JSON).result(run.jsonFile().toString());
         out.println("tidemark-bench: report directory " + run.directory().toAbsolutePath());
         out.flush();
@@ -286,6 +293,28 @@ public final class BenchMain implements Callable<Integer>
         out.println("        " + run.envFile().toAbsolutePath());
         out.flush();
         return rows.isEmpty() ? Math.max(exitCode, 1) : exitCode;
+    }
+
+    /**
+     * @param args the original arguments.
+     * @return the command line as a shell would take it back (arguments quoted where needed).
+     */
+    static String commandLineText(final List<String> args)
+    {
+        final StringBuilder text = new StringBuilder("tidemark-bench");
+        for (final String arg : args)
+        {
+            text.append(' ');
+            if (!arg.isEmpty() && arg.matches("[A-Za-z0-9_./=:,@%+-]+"))
+            {
+                text.append(arg);
+            }
+            else
+            {
+                text.append('\'').append(arg.replace("'", "'\\''")).append('\'');
+            }
+        }
+        return text.toString();
     }
 
     /** Reads JMH durations such as {@code 1s}, {@code 500ms}. */

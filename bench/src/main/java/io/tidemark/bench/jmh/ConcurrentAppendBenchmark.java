@@ -153,16 +153,28 @@ public class ConcurrentAppendBenchmark
         {
             drainer.close();
             drainer = null;
-            while (appender.doWork() > 0)
-            {
-                Thread.onSpinWait();
-            }
+            drainRemaining();
             final Throwable error = drainError;
             if (null != error)
             {
                 throw new IllegalStateException("the ring drainer failed", error);
             }
             listener.check();
+        }
+
+        /**
+         * Append everything left in the ring, on the calling thread (the drainer must be stopped and no producer
+         * offering). {@code doWork()} also returns 0 when all it did was step over the padding record at the end of
+         * the ring buffer, with messages still waiting at its start; so stop only after two empty passes in a row
+         * (there is at most one padding record per pass over the buffer's end).
+         */
+        void drainRemaining()
+        {
+            int emptyPasses = 0;
+            while (emptyPasses < 2)
+            {
+                emptyPasses = appender.doWork() > 0 ? 0 : emptyPasses + 1;
+            }
         }
 
         /** Close the log and delete its directory. */

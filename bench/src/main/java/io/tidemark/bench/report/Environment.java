@@ -167,7 +167,8 @@ public final class Environment
         facts.put("jdk.vendor", System.getProperty("java.vendor") + " (" + System.getProperty("java.vm.name") +
             " " + System.getProperty("java.vm.version") + ")");
         facts.put("jdk.home", System.getProperty("java.home"));
-        facts.put("jvm.flags.harness", String.join(" ", ManagementFactory.getRuntimeMXBean().getInputArguments()));
+        final List<String> harnessFlags = ManagementFactory.getRuntimeMXBean().getInputArguments();
+        facts.put("jvm.flags.harness", harnessFlags.isEmpty() ? "(none)" : String.join(" ", harnessFlags));
         facts.put("jvm.flags.benchmarks", forkedJvmArgs.isEmpty() ? UNKNOWN : String.join(" | ", forkedJvmArgs));
         facts.put("jvm.heap.max.harness", String.format(Locale.ROOT, "%.1f GiB",
             Runtime.getRuntime().maxMemory() / (double)(1L << 30)));

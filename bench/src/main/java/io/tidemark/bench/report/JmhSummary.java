@@ -142,7 +142,7 @@ public final class JmhSummary
         md.append('\n');
         md.append("Score: JMH primary metric (for thrpt, operations per second summed over the benchmark threads; ")
             .append("one operation is one record). Error: half-width of the 99.9% confidence interval ")
-            .append("(NaN with fewer than 2 measurement iterations). ")
+            .append("(NaN with too few measurement iterations). ")
             .append(ALLOC_NORM).append(": bytes allocated per operation by the JVM's threads during measurement ")
             .append("(JMH GC profiler); about 0 means the path allocates nothing per operation; n/a when the run ")
             .append("had no GC profiler.\n");
