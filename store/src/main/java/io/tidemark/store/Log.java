@@ -258,7 +258,8 @@ public final class Log implements AutoCloseable
     }
 
     /**
-     * Append one record holding a copy of {@code value}.
+     * Append one record holding a copy of {@code value}. A convenience that allocates a small wrapper per call;
+     * the {@code DirectBuffer} overloads and {@link #tryClaim} allocate nothing.
      *
      * @return the record's offset.
      */

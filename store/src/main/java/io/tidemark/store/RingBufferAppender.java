@@ -162,9 +162,19 @@ public final class RingBufferAppender implements Agent
     @Override
     public int doWork()
     {
-        final int drained = ringBuffer.read(drainHandler, drainLimit);
+        int drained = ringBuffer.read(drainHandler, drainLimit);
+        if (drained == 0 && ringBuffer.size() > 0)
+        {
+            drained = ringBuffer.read(drainHandler, drainLimit); // the first read only skipped the ring's end padding
+        }
         commitPending();
         return drained;
+    }
+
+    /** @return whether every offered record has been drained into the log (or failed). */
+    public boolean isEmpty()
+    {
+        return ringBuffer.size() == 0 && null == claim;
     }
 
     private void onMessage(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)

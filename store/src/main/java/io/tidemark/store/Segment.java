@@ -32,7 +32,8 @@ final class Segment
 {
     static final int PAGE_SIZE = 4096;
     static final int RESERVE_CHUNK = 1024 * 1024;
-    private static final int PRETOUCH_PAGES_PER_CALL = 256;
+    private static final int PRETOUCH_PAGES_PER_CALL = 1024;
+    private static final int RESERVE_CHUNKS_PER_CALL = 4;
     private static final long NO_TIMESTAMP = Long.MIN_VALUE;
 
     private static final VarHandle SIZE;
@@ -536,7 +537,8 @@ final class Segment
             int work = 0;
             final int writerPosition = size();
             final int target = (int)Math.min(capacity, (long)writerPosition + aheadBytes);
-            if (reservedPosition < target && (reserveFailedAtMs == NO_TIMESTAMP || nowMs - reserveFailedAtMs > 100))
+            for (int i = 0; i < RESERVE_CHUNKS_PER_CALL && reservedPosition < target &&
+                (reserveFailedAtMs == NO_TIMESTAMP || nowMs - reserveFailedAtMs > 100); i++)
             {
                 try
                 {
