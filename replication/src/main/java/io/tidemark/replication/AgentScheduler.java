@@ -26,6 +26,7 @@ final class AgentScheduler implements AutoCloseable
     private final ErrorHandler errorHandler;
     private final Map<String, List<AgentRunner>> runners = new LinkedHashMap<>();
     private final Map<String, Agent> groups = new LinkedHashMap<>();
+    private final Map<String, List<Agent>> members = new LinkedHashMap<>();
     private volatile Agent[] invoked = new Agent[0];
     private DynamicCompositeAgent shared;
     private AgentRunner sharedRunner;
@@ -56,6 +57,7 @@ final class AgentScheduler implements AutoCloseable
         }
         final Agent composite = agents.size() == 1 ? agents.get(0) : new CompositeAgent(agents);
         groups.put(group, composite);
+        members.put(group, List.copyOf(agents));
         switch (mode)
         {
             case DEDICATED:
@@ -94,6 +96,7 @@ final class AgentScheduler implements AutoCloseable
     synchronized void stop(final String group)
     {
         final Agent composite = groups.remove(group);
+        members.remove(group);
         if (null == composite)
         {
             return;
@@ -148,6 +151,17 @@ final class AgentScheduler implements AutoCloseable
             }
         }
         return work;
+    }
+
+    /**
+     * @return every agent of every running group, individually, in group order (INVOKER mode: for a simulation
+     *         that chooses which agent runs next).
+     */
+    synchronized List<Agent> agents()
+    {
+        final List<Agent> all = new ArrayList<>();
+        members.values().forEach(all::addAll);
+        return all;
     }
 
     @Override

@@ -11,6 +11,13 @@ import io.tidemark.store.StorageException;
  * high watermark has not yet reached the start of its epoch exposes no "latest offset" ({@link #seekToEnd()} fails
  * with LEADER_NOT_AVAILABLE-like OFFSET_OUT_OF_RANGE until it has), so offsets seen by clients never go backwards.
  * <p>
+ * <b>Truncation detection</b> (KIP-320). The reader remembers the leader epoch of the record before its position
+ * ({@link #lastEpoch()}). Whenever it (re)opens on a leader (the first poll, or a leader or epoch change), it checks
+ * the position against that leader before reading: a position above the leader's log end, or a last epoch that
+ * ends on the leader before the position (the leader's log diverged from what was read, as after an unclean
+ * election), fails the poll with OFFSET_OUT_OF_RANGE instead of silently skipping records. After a clean election
+ * this never happens: the new leader holds every record below the old high watermark.
+ * <p>
  * One reader per thread; zero-copy records as {@link LogReader}.
  */
 public final class PartitionReader implements AutoCloseable
@@ -18,8 +25,10 @@ public final class PartitionReader implements AutoCloseable
     private final ReplicationCluster cluster;
     private final TopicPartition tp;
     private Replica replica;
+    private int replicaEpoch = -1;
     private LogReader reader;
     private long position;
+    private int lastEpoch = LeaderEpochCache.UNDEFINED_EPOCH;
 
     PartitionReader(final ReplicationCluster cluster, final TopicPartition tp)
     {
@@ -33,10 +42,32 @@ public final class PartitionReader implements AutoCloseable
         return position;
     }
 
-    /** @param offset next offset to read. */
+    /**
+     * @return the leader epoch of the record before {@link #position()}, as recorded by the last poll or given to
+     *         {@link #seek(long, int)}; -1 when unknown.
+     */
+    public int lastEpoch()
+    {
+        return lastEpoch;
+    }
+
+    /** @param offset next offset to read (the epoch of the record before it becomes unknown). */
     public void seek(final long offset)
     {
+        seek(offset, LeaderEpochCache.UNDEFINED_EPOCH);
+    }
+
+    /**
+     * Move to an offset whose preceding record is known to carry {@code lastEpoch} (e.g. a committed position): the
+     * next poll validates it against the leader's log (see the class comment).
+     *
+     * @param offset    next offset to read.
+     * @param lastEpoch leader epoch of the record at {@code offset - 1}, or -1 when unknown.
+     */
+    public void seek(final long offset, final int lastEpoch)
+    {
         position = offset;
+        this.lastEpoch = lastEpoch;
         if (null != reader)
         {
             reader.seek(offset);
@@ -68,10 +99,43 @@ public final class PartitionReader implements AutoCloseable
         return null == leader ? -1 : leader.highWatermark.get();
     }
 
+    /** @return the current leader's log start offset (the earliest readable offset), or -1 without a leader. */
+    public long logStartOffset()
+    {
+        final Replica leader = cluster.leaderReplica(tp);
+        return null == leader ? -1 : leader.log.logStartOffset();
+    }
+
+    /** @return the current leader's log end offset, or -1 without a leader. */
+    public long logEndOffset()
+    {
+        final Replica leader = cluster.leaderReplica(tp);
+        return null == leader ? -1 : leader.log.logEndOffset();
+    }
+
+    /**
+     * Find, by the current leader's time index, the first committed record whose timestamp is at or above
+     * {@code timestamp}.
+     *
+     * @return its offset; -1 when no committed record is that recent, or there is no leader.
+     */
+    public long offsetForTimestamp(final long timestamp)
+    {
+        final Replica leader = cluster.leaderReplica(tp);
+        if (null == leader)
+        {
+            return -1;
+        }
+        final long offset = leader.log.offsetForTimestamp(timestamp);
+        return offset >= 0 && offset < leader.highWatermark.get() ? offset : -1;
+    }
+
     /**
      * Deliver committed records from the current position.
      *
      * @return records delivered; 0 when nothing committed is new, or there is no leader right now.
+     * @throws StorageException OFFSET_OUT_OF_RANGE when the position is not in the leader's log: above its log end,
+     *                          or past the point where its log diverged from the records read (see the class comment).
      */
     public int poll(final RecordHandler handler, final int maxRecords)
     {
@@ -82,15 +146,22 @@ public final class PartitionReader implements AutoCloseable
         }
         try
         {
-            if (leader != replica || null == reader)
+            final int leaderEpoch = leader.leaderEpoch;
+            if (leader != replica || null == reader || leaderEpoch != replicaEpoch)
             {
                 close();
+                validate(leader, leaderEpoch);
                 reader = leader.log.openReader();
                 replica = leader;
+                replicaEpoch = leaderEpoch;
                 reader.seek(Math.max(position, leader.log.logStartOffset()));
             }
             final int delivered = reader.poll(handler, leader.highWatermark.get(), maxRecords);
             position = reader.position();
+            if (delivered > 0)
+            {
+                lastEpoch = leader.epochCache.epochForOffset(position - 1);
+            }
             return delivered;
         }
         catch (final StorageException ex)
@@ -101,6 +172,30 @@ public final class PartitionReader implements AutoCloseable
                 return 0;
             }
             throw ex;
+        }
+    }
+
+    private void validate(final Replica leader, final int leaderEpoch)
+    {
+        final long end = leader.log.logEndOffset();
+        if (position > end)
+        {
+            throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "position " + position + " of " + tp +
+                " is above the log end " + end + " of its leader (host " + leader.hostId + ", epoch " + leaderEpoch +
+                "): the log was truncated");
+        }
+        if (lastEpoch == LeaderEpochCache.UNDEFINED_EPOCH || position <= leader.log.logStartOffset())
+        {
+            return;
+        }
+        final LeaderEpochCache.EpochEndOffset answer = leader.epochCache.endOffsetFor(lastEpoch, end);
+        if (answer.epoch() == LeaderEpochCache.UNDEFINED_EPOCH || answer.epoch() < lastEpoch ||
+            answer.endOffset() < position)
+        {
+            throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "position " + position + " of " + tp +
+                " (after a record of leader epoch " + lastEpoch + ") is not in the log of its leader (host " +
+                leader.hostId + ", epoch " + leaderEpoch + "), whose epoch " + answer.epoch() + " ends at " +
+                answer.endOffset() + ": the log diverged (an unclean election)");
         }
     }
 

@@ -132,7 +132,7 @@ public final class ReplicaHost
     private boolean recordBoot()
     {
         final Path file = dir.resolve(BOOT_FILE);
-        final String bootId = ctx.bootIdSupplier().get();
+        final String bootId = ctx.bootIdSupplier().apply(hostId);
         try
         {
             final boolean uncleanAcrossBoots = Files.exists(file) && !Files.readString(file).trim().equals(bootId);

@@ -32,9 +32,9 @@ public final class ReplicationCluster implements AutoCloseable
     private final Path root;
     private final int hostCount;
     private final ReplicationContext ctx;
-    private final InProcessTransport transport;
+    private final Transport transport;
     private final ControlChannel channel;
-    private final Controller controller;
+    private volatile Controller controller;
     private final AgentScheduler scheduler;
     private final ProducerSessions sessions = new ProducerSessions();
     private final ErrorHandler errorHandler;
@@ -42,15 +42,16 @@ public final class ReplicationCluster implements AutoCloseable
     private final long[] incarnations;
     private final System.Logger logger = System.getLogger(ReplicationCluster.class.getName());
 
-    private ReplicationCluster(final Path root, final int hostCount, final ReplicationContext ctx)
+    private ReplicationCluster(final Path root, final int hostCount, final ReplicationContext ctx,
+        final Transport customTransport)
     {
         this.root = root;
         this.hostCount = hostCount;
         this.ctx = ctx.conclude();
         this.errorHandler = null != ctx.errorHandler() ? ctx.errorHandler() :
             (t) -> logger.log(System.Logger.Level.ERROR, "replication agent error", t);
-        this.transport = new InProcessTransport(hostCount, ctx.transportRequestRingBytes(),
-            ctx.transportResponseRingBytes());
+        this.transport = null != customTransport ? customTransport :
+            new InProcessTransport(hostCount, ctx.transportRequestRingBytes(), ctx.transportResponseRingBytes());
         this.channel = new ControlChannel(hostCount);
         this.controller = new Controller(root.resolve("controller"), ctx, channel);
         this.scheduler = new AgentScheduler(ctx.threadingMode(), ctx.idleStrategySupplier(), errorHandler);
@@ -69,7 +70,17 @@ public final class ReplicationCluster implements AutoCloseable
      */
     public static ReplicationCluster start(final Path root, final int hostCount, final ReplicationContext ctx)
     {
-        return new ReplicationCluster(root, hostCount, ctx);
+        return new ReplicationCluster(root, hostCount, ctx, null);
+    }
+
+    /**
+     * Start a cluster over a given transport (fault simulation: a transport that delays, drops, duplicates and
+     * reorders messages).
+     */
+    static ReplicationCluster start(final Path root, final int hostCount, final ReplicationContext ctx,
+        final Transport transport)
+    {
+        return new ReplicationCluster(root, hostCount, ctx, transport);
     }
 
     private synchronized void startHost(final int id)
@@ -93,10 +104,17 @@ public final class ReplicationCluster implements AutoCloseable
         return controller;
     }
 
-    /** @return the transport, to cut links in tests. */
+    /**
+     * @return the in-process transport, to cut links in tests.
+     * @throws IllegalStateException when the cluster runs over another transport.
+     */
     public InProcessTransport transport()
     {
-        return transport;
+        if (transport instanceof InProcessTransport inProcess)
+        {
+            return inProcess;
+        }
+        throw new IllegalStateException("the cluster runs over " + transport.getClass().getSimpleName());
     }
 
     /** @return the controller channel, to disconnect hosts in tests. */
@@ -356,6 +374,23 @@ public final class ReplicationCluster implements AutoCloseable
     public int invokeAgents()
     {
         return scheduler.invoke();
+    }
+
+    /** @return every agent, individually, in a stable order (INVOKER mode): controller, then each host's. */
+    java.util.List<org.agrona.concurrent.Agent> agents()
+    {
+        return scheduler.agents();
+    }
+
+    /**
+     * Controller failover: stop the controller and start a new one over the same durable partition state. Hosts
+     * keep their sessions (the new controller gives every known host one session timeout of grace).
+     */
+    public synchronized void restartController()
+    {
+        scheduler.stop("controller");
+        controller = new Controller(root.resolve("controller"), ctx, channel);
+        scheduler.start("controller", List.of(controller));
     }
 
     /** Stop a host cleanly: its leaderships move away at once, its logs close cleanly. */

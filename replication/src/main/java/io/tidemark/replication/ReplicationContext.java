@@ -93,7 +93,7 @@ public final class ReplicationContext
     private Supplier<IdleStrategy> idleStrategySupplier = () -> new BackoffIdleStrategy(100, 10, 1_000, 100_000);
     private ErrorHandler errorHandler;
     private Function<Path, LogContext> logContextFactory = (dir) -> new LogContext().logDir(dir);
-    private Supplier<String> bootIdSupplier = ReplicationContext::linuxBootId;
+    private java.util.function.IntFunction<String> bootIdSupplier = (host) -> linuxBootId();
     private boolean concluded;
 
     /**
@@ -452,18 +452,18 @@ public final class ReplicationContext
      * loss, and is not elected as the last in-sync replica until it has re-synced. Where no boot id exists a
      * constant is returned, and power loss is not detected. Tests substitute their own to simulate power loss.
      *
-     * @param supplier the boot id source.
+     * @param supplier the boot id of the machine a host id runs on.
      * @return this
      */
-    public ReplicationContext bootIdSupplier(final Supplier<String> supplier)
+    public ReplicationContext bootIdSupplier(final java.util.function.IntFunction<String> supplier)
     {
         checkNotConcluded();
         this.bootIdSupplier = supplier;
         return this;
     }
 
-    /** @return the boot id source. */
-    public Supplier<String> bootIdSupplier()
+    /** @return the boot id source, by host id. */
+    public java.util.function.IntFunction<String> bootIdSupplier()
     {
         return bootIdSupplier;
     }

@@ -37,7 +37,7 @@ final class Harness implements AutoCloseable
             .threadingMode(ReplicationContext.ThreadingMode.INVOKER)
             .epochClock(clock)
             .errorHandler(errors::add)
-            .bootIdSupplier(bootId::get)
+            .bootIdSupplier((host) -> bootId.get())
             .logContextFactory((dir) -> new io.tidemark.store.LogContext().logDir(dir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024)
                 .pretouchBytes(0)));
         session = cluster.sessions().register((tp, id, offset, error) -> outcomes.put(id, new Outcome(offset, error)));
