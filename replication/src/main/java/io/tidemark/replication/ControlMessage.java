@@ -15,8 +15,12 @@ sealed interface ControlMessage
     {
     }
 
-    /** Host to controller: liveness. */
-    record Heartbeat(int hostId, long incarnation) implements ControlMessage
+    /**
+     * Host to controller: liveness, with a digest of the partition states the host has applied. When it differs
+     * from the controller's, the controller sends the host its partitions' states again: an update lost on the way
+     * (a dropped message, a short disconnection) is repaired within a heartbeat.
+     */
+    record Heartbeat(int hostId, long incarnation, long stateDigest) implements ControlMessage
     {
     }
 
@@ -38,6 +42,11 @@ sealed interface ControlMessage
 
     /** Controller to leader: outcome of an ISR change request, with the state now stored. */
     record AlterIsrResponse(int partitionId, boolean accepted, PartitionState current) implements ControlMessage
+    {
+    }
+
+    /** Controller to host: the registration of this incarnation is done; heartbeats may start. */
+    record Registered(int hostId, long incarnation) implements ControlMessage
     {
     }
 

@@ -49,6 +49,8 @@ public final class Controller implements Agent
     private static final class Session
     {
         final int hostId;
+        /** A grace session for a host no controller has seen register yet (a new topic names it). */
+        boolean neverRegistered;
         long incarnation;
         long lastHeartbeatMs;
         boolean alive;
@@ -84,13 +86,13 @@ public final class Controller implements Agent
         this.producerIdFile = dir.resolve("producer-ids");
         for (final PartitionState state : store.all())
         {
-            expectHosts(state.assignedReplicas());
+            expectHosts(state.assignedReplicas(), false);
         }
         publish();
     }
 
     /** Hosts named in partition state get one session timeout of grace to (re-)appear before they count as dead. */
-    private void expectHosts(final int[] hosts)
+    private void expectHosts(final int[] hosts, final boolean firstSeen)
     {
         final long now = clock.time();
         for (final int host : hosts)
@@ -101,6 +103,7 @@ public final class Controller implements Agent
                 session.lastHeartbeatMs = now;
                 session.alive = true;
                 session.incarnation = -1;
+                session.neverRegistered = firstSeen;
             }
         }
     }
@@ -184,7 +187,7 @@ public final class Controller implements Agent
                 throw new IllegalArgumentException("topic exists: " + topic);
             }
         }
-        expectHosts(hosts);
+        expectHosts(hosts, true);
         final List<PartitionState> created = new ArrayList<>();
         final int first = store.size();
         for (int p = 0; p < partitions; p++)
@@ -197,7 +200,8 @@ public final class Controller implements Agent
             final int[] isr = liveMembers(ar);
             final boolean leaderAlive = isr.length > 0;
             final PartitionState state = store.create(new PartitionState(first + p, new TopicPartition(topic, p), ar,
-                leaderAlive ? isr : new int[]{ ar[0] }, leaderAlive ? isr[0] : PartitionState.NO_LEADER, 0, 0));
+                leaderAlive ? isr : new int[]{ ar[0] }, new int[0], leaderAlive ? isr[0] : PartitionState.NO_LEADER,
+                0, 0));
             created.add(state);
             broadcast(state);
         }
@@ -209,11 +213,11 @@ public final class Controller implements Agent
     public synchronized int doWork()
     {
         final long now = clock.time();
-        final long stalled = now - lastDutyCycleMs - ctx.hostHeartbeatIntervalMs();
+        final long stalled = now - lastDutyCycleMs - ctx.hostSessionTimeoutMs() / 2;
         if (lastDutyCycleMs > 0 && stalled > 0)
         {
-            // The controller itself did not run (GC, a busy shared thread): heartbeats could not be heard, so the
-            // silence is not the hosts' fault. Sessions are extended by the stall.
+            // The controller itself did not run for more than half a session (GC, a busy shared thread, an fsync):
+            // heartbeats could not be heard, so that silence is not the hosts' fault. Sessions are extended by it.
             for (final Session session : sessionArray)
             {
                 session.lastHeartbeatMs += stalled;
@@ -238,11 +242,17 @@ public final class Controller implements Agent
         if (message instanceof ControlMessage.Heartbeat heartbeat)
         {
             final Session session = sessions.get(heartbeat.hostId());
+            // a session of unknown incarnation (a new controller's grace) is adopted by a heartbeat: only a host that
+            // completed a registration heartbeats
             if (null != session && session.alive &&
                 (session.incarnation == heartbeat.incarnation() || session.incarnation == -1))
             {
                 session.incarnation = heartbeat.incarnation();
                 session.lastHeartbeatMs = clock.time();
+                if (heartbeat.stateDigest() != digestOf(heartbeat.hostId()))
+                {
+                    resendStates(heartbeat.hostId());
+                }
             }
             else
             {
@@ -274,13 +284,17 @@ public final class Controller implements Agent
         {
             session = newSession(hostId);
         }
-        else if (session.alive && session.incarnation != incarnation && session.incarnation != -1)
+        else if (session.alive && session.incarnation != incarnation && !session.neverRegistered)
         {
-            hostDied(hostId); // a restart is a failure followed by a registration
+            // A restart is a failure followed by a registration. An unknown incarnation (a new controller's grace
+            // session) counts as a restart too: a running host re-registers only after its session expired.
+            hostDied(hostId);
         }
         session.incarnation = incarnation;
+        session.neverRegistered = false;
         session.lastHeartbeatMs = clock.time();
         session.alive = true;
+        channel.toHost(hostId, new ControlMessage.Registered(hostId, incarnation)); // before the states it may apply
         for (final PartitionState state : store.all())
         {
             if (!state.assigned(hostId))
@@ -289,7 +303,7 @@ public final class Controller implements Agent
             }
             if (possibleDataLoss)
             {
-                session.unsynced.add(state.partitionId());
+                session.unsynced.add(state.partitionId()); // also no longer eligible through the ELR
                 logger.log(System.Logger.Level.WARNING, "host " + hostId + " restarted after a possible power " +
                     "loss: not eligible to lead " + state.topicPartition() + " until it re-joins the ISR");
             }
@@ -320,7 +334,7 @@ public final class Controller implements Agent
             else if (state.inIsr(hostId) && state.isr().length > 1)
             {
                 final PartitionState next = store.compareAndSet(state.version(),
-                    state.with(without(state.isr(), hostId), state.leader(), state.leaderEpoch()));
+                    withIsr(state, without(state.isr(), hostId), state.leader(), state.leaderEpoch()));
                 broadcast(next);
             }
         }
@@ -334,12 +348,20 @@ public final class Controller implements Agent
      */
     private PartitionState elect(final PartitionState state)
     {
-        final int[] liveIsr = Arrays.stream(liveInOrder(state.assignedReplicas(), state.isr()))
-            .filter((h) -> !sessions.get(h).unsynced.contains(state.partitionId())).toArray();
+        final int[] liveIsr = eligibleInOrder(state, state.isr());
+        final int[] liveElr = eligibleInOrder(state, state.eligible());
         PartitionState next;
         if (liveIsr.length > 0)
         {
-            next = state.with(liveIsr, liveIsr[0], state.leaderEpoch() + 1);
+            next = withIsr(state, liveIsr, liveIsr[0], state.leaderEpoch() + 1);
+        }
+        else if (liveElr.length > 0)
+        {
+            // KIP-966: no live ISR member, but this replica left the ISR while the HW could not move: it holds every
+            // committed record, so electing it is clean
+            logger.log(System.Logger.Level.INFO, "electing host " + liveElr[0] + " from the eligible replicas of " +
+                state.topicPartition());
+            next = withIsr(state, new int[]{ liveElr[0] }, liveElr[0], state.leaderEpoch() + 1);
         }
         else if (ctx.uncleanLeaderElectionEnable() && liveMembers(state.assignedReplicas()).length > 0)
         {
@@ -347,7 +369,7 @@ public final class Controller implements Agent
             uncleanElections++;
             logger.log(System.Logger.Level.WARNING, "unclean election of host " + leader + " for " +
                 state.topicPartition() + ": committed records may be lost");
-            next = state.with(new int[]{ leader }, leader, state.leaderEpoch() + 1);
+            next = state.with(new int[]{ leader }, new int[0], leader, state.leaderEpoch() + 1);
         }
         else
         {
@@ -357,11 +379,36 @@ public final class Controller implements Agent
             {
                 return state;
             }
-            next = state.with(lastIsr, PartitionState.NO_LEADER, state.leaderEpoch() + 1);
+            next = withIsr(state, lastIsr, PartitionState.NO_LEADER, state.leaderEpoch() + 1);
         }
         final PartitionState stored = store.compareAndSet(state.version(), next);
         broadcast(stored);
         return stored;
+    }
+
+    /** Live members of {@code candidates}, in AR order, that are not fenced after a power loss. */
+    private int[] eligibleInOrder(final PartitionState state, final int[] candidates)
+    {
+        return Arrays.stream(liveInOrder(state.assignedReplicas(), candidates))
+            .filter((h) -> !sessions.get(h).unsynced.contains(state.partitionId())).toArray();
+    }
+
+    /**
+     * The next state with a new ISR: members that leave while the ISR is (or becomes) smaller than
+     * {@code min.insync.replicas} join the eligible replicas (they hold every committed record, since the high
+     * watermark cannot move then); an ISR back at {@code min.insync.replicas} clears them.
+     */
+    private PartitionState withIsr(final PartitionState state, final int[] newIsr, final int leader, final int epoch)
+    {
+        int[] eligible = new int[0];
+        if (newIsr.length < ctx.minInsyncReplicas())
+        {
+            final int[] removed = Arrays.stream(state.isr()).filter((h) -> !PartitionState.contains(newIsr, h))
+                .toArray();
+            eligible = java.util.stream.IntStream.concat(Arrays.stream(state.eligible()), Arrays.stream(removed))
+                .filter((h) -> !PartitionState.contains(newIsr, h)).distinct().toArray();
+        }
+        return state.with(newIsr, eligible, leader, epoch);
     }
 
     private void alterIsr(final ControlMessage.AlterIsr request)
@@ -380,7 +427,7 @@ public final class Controller implements Agent
         PartitionState current = state;
         if (valid)
         {
-            current = store.compareAndSet(state.version(), state.with(request.newIsr().clone(), state.leader(),
+            current = store.compareAndSet(state.version(), withIsr(state, request.newIsr().clone(), state.leader(),
                 state.leaderEpoch()));
             for (final int host : request.newIsr())
             {
@@ -396,6 +443,30 @@ public final class Controller implements Agent
         channel.toHost(request.leaderId(), new ControlMessage.AlterIsrResponse(request.partitionId(), valid, current));
     }
 
+    private long digestOf(final int hostId)
+    {
+        long digest = 0;
+        for (final PartitionState state : snapshot)
+        {
+            if (state.assigned(hostId))
+            {
+                digest += state.digest();
+            }
+        }
+        return digest;
+    }
+
+    private void resendStates(final int hostId)
+    {
+        for (final PartitionState state : store.all())
+        {
+            if (state.assigned(hostId))
+            {
+                channel.toHost(hostId, new ControlMessage.PartitionUpdate(state));
+            }
+        }
+    }
+
     private void broadcast(final PartitionState state)
     {
         for (final int host : state.assignedReplicas())
@@ -408,6 +479,16 @@ public final class Controller implements Agent
     {
         final Session session = sessions.get(host);
         return null != session && session.alive;
+    }
+
+    /**
+     * @return whether {@code host} restarted after a possible power loss and has not yet re-joined the ISR of every
+     *         partition it replicates (diagnostics, simulation).
+     */
+    synchronized boolean unsynced(final int host)
+    {
+        final Session session = sessions.get(host);
+        return null != session && !session.unsynced.isEmpty();
     }
 
     /** @return whether the controller considers {@code host} alive. */

@@ -195,13 +195,25 @@ final class LeaderState
         pendingSinceMs = nowMs;
     }
 
-    /** Give up on a change whose answer never came (controller unreachable): it may be requested again. */
-    void expirePendingChange(final long nowMs, final long timeoutMs)
+    /**
+     * @return the change in flight when its answer is overdue, to be sent again (the controller may have applied
+     *         it and lost the answer, or never received it); null otherwise. A pending change is never dropped
+     *         without an answer: had the controller committed an expansion, the new member must keep counting for
+     *         the high watermark.
+     */
+    int[] overdueChange(final long nowMs, final long timeoutMs)
     {
         if (null != pendingIsr && nowMs - pendingSinceMs > timeoutMs)
         {
-            pendingIsr = null;
+            pendingSinceMs = nowMs;
+            return pendingIsr;
         }
+        return null;
+    }
+
+    int pendingBaseVersion()
+    {
+        return pendingBaseVersion;
     }
 
     /**

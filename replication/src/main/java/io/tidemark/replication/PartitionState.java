@@ -11,6 +11,10 @@ import java.util.Arrays;
  * @param topicPartition   topic and partition number.
  * @param assignedReplicas AR: host ids, in preference order.
  * @param isr              ISR: host ids, a subset of AR; never empty.
+ * @param eligible         ELR (KIP-966): replicas outside the ISR that still hold every committed record, because
+ *                         they left the ISR while it was below {@code min.insync.replicas} (so the high watermark
+ *                         could not move); electable when no live ISR member is. Cleared when the ISR reaches
+ *                         {@code min.insync.replicas} again.
  * @param leader           leader host id, or {@link #NO_LEADER}.
  * @param leaderEpoch      bumped on every leader change.
  * @param version          bumped on every change.
@@ -20,6 +24,7 @@ public record PartitionState(
     TopicPartition topicPartition,
     int[] assignedReplicas,
     int[] isr,
+    int[] eligible,
     int leader,
     int leaderEpoch,
     int version)
@@ -51,10 +56,19 @@ public record PartitionState(
         return false;
     }
 
-    PartitionState with(final int[] newIsr, final int newLeader, final int newLeaderEpoch)
+    /** @return this state's contribution to a host's state digest (summed over its partitions). */
+    long digest()
     {
-        return new PartitionState(partitionId, topicPartition, assignedReplicas, newIsr, newLeader, newLeaderEpoch,
-            version + 1);
+        long h = partitionId * 0x9E3779B97F4A7C15L ^ leaderEpoch * 0xC2B2AE3D27D4EB4FL ^ version * 0x165667B19E3779F9L;
+        h ^= h >>> 33;
+        h *= 0xFF51AFD7ED558CCDL;
+        return h ^ (h >>> 33);
+    }
+
+    PartitionState with(final int[] newIsr, final int[] newEligible, final int newLeader, final int newLeaderEpoch)
+    {
+        return new PartitionState(partitionId, topicPartition, assignedReplicas, newIsr, newEligible, newLeader,
+            newLeaderEpoch, version + 1);
     }
 
     @Override
@@ -62,7 +76,8 @@ public record PartitionState(
     {
         return o instanceof PartitionState s && s.partitionId == partitionId && s.leader == leader &&
             s.leaderEpoch == leaderEpoch && s.version == version && s.topicPartition.equals(topicPartition) &&
-            Arrays.equals(s.assignedReplicas, assignedReplicas) && Arrays.equals(s.isr, isr);
+            Arrays.equals(s.assignedReplicas, assignedReplicas) && Arrays.equals(s.isr, isr) &&
+            Arrays.equals(s.eligible, eligible);
     }
 
     @Override
@@ -75,6 +90,7 @@ public record PartitionState(
     public String toString()
     {
         return topicPartition + "{id=" + partitionId + ", ar=" + Arrays.toString(assignedReplicas) + ", isr=" +
-            Arrays.toString(isr) + ", leader=" + leader + ", epoch=" + leaderEpoch + ", version=" + version + '}';
+            Arrays.toString(isr) + (eligible.length == 0 ? "" : ", elr=" + Arrays.toString(eligible)) +
+            ", leader=" + leader + ", epoch=" + leaderEpoch + ", version=" + version + '}';
     }
 }

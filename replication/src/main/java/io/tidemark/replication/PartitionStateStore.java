@@ -26,7 +26,9 @@ import java.util.stream.Stream;
  *  +---------------------------------------------------------------+
  *  |  State Version  |  AR count  |  ISR count  |  Topic length    | 24, 28, 32, 36
  *  +---------------------------------------------------------------+
- *  |       Topic (UTF-8), AR host ids (int32), ISR host ids       ... 40
+ *  |                          ELR count                            | 40
+ *  +---------------------------------------------------------------+
+ *  |   Topic (UTF-8), AR host ids (int32), ISR host ids, ELR ids  ... 44
  *  +---------------------------------------------------------------+
  *  |                            CRC32C                             |
  *  +---------------------------------------------------------------+
@@ -36,7 +38,7 @@ import java.util.stream.Stream;
 final class PartitionStateStore
 {
     static final int MAGIC = 0x53504D54;
-    private static final int FIXED = 32;
+    private static final int FIXED = 36;
 
     private final Path dir;
     private final List<PartitionState> states = new ArrayList<>();
@@ -98,6 +100,7 @@ final class PartitionStateStore
         final int arCount = in.getInt(at + 20);
         final int isrCount = in.getInt(at + 24);
         final int topicLength = in.getInt(at + 28);
+        final int elrCount = in.getInt(at + 32);
         at += FIXED;
         final byte[] topic = new byte[topicLength];
         in.get(at, topic);
@@ -112,20 +115,25 @@ final class PartitionStateStore
         {
             isr[i] = in.getInt(at);
         }
+        final int[] elr = new int[elrCount];
+        for (int i = 0; i < elrCount; i++, at += 4)
+        {
+            elr[i] = in.getInt(at);
+        }
         return new PartitionState(id, new TopicPartition(new String(topic, StandardCharsets.UTF_8), number), ar, isr,
-            leader, epoch, version);
+            elr, leader, epoch, version);
     }
 
     private void write(final PartitionState state)
     {
         final byte[] topic = state.topicPartition().topic().getBytes(StandardCharsets.UTF_8);
         final ByteBuffer out = CheckpointFile.allocate(MAGIC,
-            FIXED + topic.length + 4 * (state.assignedReplicas().length + state.isr().length));
+            FIXED + topic.length + 4 * (state.assignedReplicas().length + state.isr().length + state.eligible().length));
         int at = CheckpointFile.FIELDS_OFFSET;
         out.putInt(at, state.partitionId()).putInt(at + 4, state.topicPartition().partition())
             .putInt(at + 8, state.leader()).putInt(at + 12, state.leaderEpoch()).putInt(at + 16, state.version())
             .putInt(at + 20, state.assignedReplicas().length).putInt(at + 24, state.isr().length)
-            .putInt(at + 28, topic.length);
+            .putInt(at + 28, topic.length).putInt(at + 32, state.eligible().length);
         at += FIXED;
         out.put(at, topic);
         at += topic.length;
@@ -135,6 +143,11 @@ final class PartitionStateStore
             at += 4;
         }
         for (final int host : state.isr())
+        {
+            out.putInt(at, host);
+            at += 4;
+        }
+        for (final int host : state.eligible())
         {
             out.putInt(at, host);
             at += 4;

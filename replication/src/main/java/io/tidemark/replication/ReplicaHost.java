@@ -47,6 +47,8 @@ public final class ReplicaHost
     private final ProduceHandler produceHandler;
     private final ReplicaHostAgent agent;
     private final CountersFile counters;
+    private boolean registered;
+    private boolean possibleDataLoss;
 
     ReplicaHost(final int hostId, final Path dir, final long incarnation, final int maxHosts,
         final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
@@ -117,10 +119,38 @@ public final class ReplicaHost
 
     void start()
     {
-        final boolean possibleDataLoss = recordBoot();
+        possibleDataLoss = recordBoot();
         transport.hostUp(hostId);
         channel.clearHost(hostId);
-        channel.toController(hostId, new ControlMessage.RegisterHost(hostId, incarnation, possibleDataLoss));
+    }
+
+    /**
+     * @return the message the host sends every heartbeat interval: its registration until the controller
+     *         acknowledged it (a restart must be seen as one, and its power-loss flag must arrive), heartbeats after.
+     */
+    ControlMessage livenessMessage()
+    {
+        return registered ? new ControlMessage.Heartbeat(hostId, incarnation, stateDigest()) :
+            new ControlMessage.RegisterHost(hostId, incarnation, possibleDataLoss);
+    }
+
+    void onRegistered(final long registeredIncarnation)
+    {
+        if (registeredIncarnation == incarnation)
+        {
+            registered = true;
+            possibleDataLoss = false; // reported; a later re-registration (expired session) loses nothing
+        }
+    }
+
+    boolean isRegistered()
+    {
+        return registered;
+    }
+
+    void onSessionExpired()
+    {
+        registered = false;
     }
 
     /**
@@ -186,6 +216,21 @@ public final class ReplicaHost
         return null;
     }
 
+    /** @return a digest of the partition states this host has applied (see {@link ControlMessage.Heartbeat}). */
+    long stateDigest()
+    {
+        long digest = 0;
+        for (final Replica replica : replicas)
+        {
+            final PartitionState state = replica.state;
+            if (null != state)
+            {
+                digest += state.digest();
+            }
+        }
+        return digest;
+    }
+
     /** @return the fetcher replicating from {@code leaderHost} (diagnostics and tests). */
     FollowerFetcher fetcher(final int leaderHost)
     {
@@ -197,6 +242,12 @@ public final class ReplicaHost
         leader.requestChange(newIsr, clock.time());
         channel.toController(hostId, new ControlMessage.AlterIsr(replica.partitionId, hostId, leader.epoch,
             leader.isrVersion(), newIsr));
+    }
+
+    void resendIsrChange(final Replica replica, final LeaderState leader, final int[] newIsr)
+    {
+        channel.toController(hostId, new ControlMessage.AlterIsr(replica.partitionId, hostId, leader.epoch,
+            leader.pendingBaseVersion(), newIsr));
     }
 
     void onAlterIsrResponse(final ControlMessage.AlterIsrResponse response)

@@ -22,7 +22,6 @@ final class ReplicaHostAgent implements Agent
     private final ErrorHandler errorHandler;
     private final Consumer<ControlMessage> controlHandler = this::onControl;
     private long nextHeartbeatMs;
-    private ControlMessage.Heartbeat heartbeat;
 
     ReplicaHostAgent(final ReplicaHost host, final ReplicationContext ctx, final ErrorHandler errorHandler)
     {
@@ -40,11 +39,7 @@ final class ReplicaHostAgent implements Agent
         if (now >= nextHeartbeatMs)
         {
             nextHeartbeatMs = now + ctx.hostHeartbeatIntervalMs();
-            if (null == heartbeat)
-            {
-                heartbeat = new ControlMessage.Heartbeat(host.hostId(), host.incarnation()); // immutable: reused
-            }
-            host.channel().toController(host.hostId(), heartbeat);
+            host.channel().toController(host.hostId(), host.livenessMessage());
         }
         work += host.fetchServer().poll();
         for (final Replica replica : host.replicas())
@@ -73,7 +68,11 @@ final class ReplicaHostAgent implements Agent
             if (now >= leader.nextIsrCheckMs)
             {
                 leader.nextIsrCheckMs = now + Math.max(1, ctx.replicaLagTimeMaxMs() / 2);
-                leader.expirePendingChange(now, ctx.hostSessionTimeoutMs());
+                final int[] overdue = leader.overdueChange(now, ctx.hostSessionTimeoutMs());
+                if (null != overdue)
+                {
+                    host.resendIsrChange(replica, leader, overdue);
+                }
                 final int[] shrunk = leader.shrinkCandidate(now, ctx.replicaLagTimeMaxMs());
                 if (null != shrunk && shrunk.length > 0)
                 {
@@ -100,16 +99,25 @@ final class ReplicaHostAgent implements Agent
         {
             if (message instanceof ControlMessage.PartitionUpdate update)
             {
-                host.apply(update.state());
+                if (host.isRegistered())
+                {
+                    host.apply(update.state()); // states sent before this incarnation registered are not for it
+                }
             }
             else if (message instanceof ControlMessage.AlterIsrResponse response)
             {
-                host.onAlterIsrResponse(response);
+                if (host.isRegistered())
+                {
+                    host.onAlterIsrResponse(response);
+                }
             }
             else if (message instanceof ControlMessage.SessionExpired)
             {
-                host.channel().toController(host.hostId(),
-                    new ControlMessage.RegisterHost(host.hostId(), host.incarnation(), false));
+                host.onSessionExpired(); // register again at the next heartbeat
+            }
+            else if (message instanceof ControlMessage.Registered registered)
+            {
+                host.onRegistered(registered.incarnation());
             }
         }
         catch (final RuntimeException ex)

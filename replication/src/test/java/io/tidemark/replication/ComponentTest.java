@@ -150,7 +150,7 @@ class ComponentTest
 
     private static PartitionState state(final int version, final int leader, final int epoch, final int... isr)
     {
-        return new PartitionState(0, new TopicPartition("t", 0), new int[]{ 0, 1, 2 }, isr, leader, epoch, version);
+        return new PartitionState(0, new TopicPartition("t", 0), new int[]{ 0, 1, 2 }, isr, new int[0], leader, epoch, version);
     }
 
     @Test
@@ -201,8 +201,8 @@ class ComponentTest
         for (int i = 0; i < 10; i++)
         {
             clock.advance(100);
-            channel.toController(1, new ControlMessage.Heartbeat(1, 1));
-            channel.toController(2, new ControlMessage.Heartbeat(2, 1));
+            channel.toController(1, new ControlMessage.Heartbeat(1, 1, 0));
+            channel.toController(2, new ControlMessage.Heartbeat(2, 1, 0));
             controller.doWork();
         }
         final PartitionState after = controller.partition(0);

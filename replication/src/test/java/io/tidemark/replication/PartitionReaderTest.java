@@ -109,7 +109,7 @@ class PartitionReaderTest
                 final int lastEpoch = reader.lastEpoch();
                 h.cluster.killHost(leader);
                 h.advance(1000);
-                assertEquals(1, h.cluster.controller().uncleanElections());
+                assertTrue(h.cluster.controller().uncleanElections() >= 1, "an unclean election");
                 final StorageException above = assertThrows(StorageException.class, () -> reader.poll((r) -> { }, 10));
                 assertEquals(StorageErrorCode.OFFSET_OUT_OF_RANGE, above.code());
                 assertTrue(above.getMessage().contains("above the log end"), above.getMessage());

@@ -247,7 +247,8 @@ class ScenarioTest
             assertTrue(follower.highWatermark.get() < 2, "the follower's HW lags: " + follower.highWatermark);
             h.cluster.killHost(b);
             h.cluster.restartHost(b);
-            h.cluster.invokeAgents();
+            h.cluster.invokeAgents(); // B registers its new incarnation
+            h.cluster.invokeAgents(); // the controller sees the restart
             assertFalse(h.state(tp).inIsr(b), "a restarted replica leaves the ISR until it has caught up again");
             h.cluster.transport().heal();
             for (int i = 0; i < 200 && !h.state(tp).inIsr(b); i++)

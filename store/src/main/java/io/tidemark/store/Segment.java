@@ -500,19 +500,12 @@ final class Segment
             return;
         }
         final int chunkEnd = (int)Math.min(capacity, align((long)Math.max(end, from + RESERVE_CHUNK), PAGE_SIZE));
-        try
+        // Whatever part of the chunk could be written is reserved, even when the disk fills on the way: those blocks
+        // exist and the writer may use them.
+        reservedPosition = from + (int)SpaceReservation.writeZerosUpTo(channel, from, chunkEnd - from);
+        if (reservedPosition < (exact ? end : chunkEnd))
         {
-            SpaceReservation.writeZeros(channel, from, chunkEnd - from);
-            reservedPosition = chunkEnd;
-        }
-        catch (final IOException ex)
-        {
-            if (!exact || chunkEnd == end)
-            {
-                throw ex;
-            }
-            SpaceReservation.writeZeros(channel, from, end - from);
-            reservedPosition = end;
+            throw new IOException("No space left on device (reserved up to " + reservedPosition + " of " + end + ")");
         }
     }
 

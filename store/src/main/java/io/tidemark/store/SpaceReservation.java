@@ -32,16 +32,42 @@ final class SpaceReservation
      */
     static void writeZeros(final FileChannel channel, final long position, final long length) throws IOException
     {
+        final long written = writeZerosUpTo(channel, position, length);
+        if (written < length)
+        {
+            throw new IOException("No space left on device (reserved " + written + " of " + length + " bytes)");
+        }
+    }
+
+    /**
+     * Write up to {@code length} zero bytes at {@code position}, stopping at the first failure.
+     *
+     * @return the bytes written (their blocks now exist), less than {@code length} when the file system filled.
+     * @throws IOException when nothing could be written.
+     */
+    static long writeZerosUpTo(final FileChannel channel, final long position, final long length) throws IOException
+    {
         final ByteBuffer zeros = ZEROS.get();
         long written = 0;
-        while (written < length)
+        try
         {
-            zeros.clear().limit((int)Math.min(CHUNK, length - written));
-            while (zeros.hasRemaining())
+            while (written < length)
             {
-                written += channel.write(zeros, position + written);
+                zeros.clear().limit((int)Math.min(CHUNK, length - written));
+                while (zeros.hasRemaining())
+                {
+                    written += channel.write(zeros, position + written);
+                }
             }
         }
+        catch (final IOException ex)
+        {
+            if (written == 0)
+            {
+                throw ex;
+            }
+        }
+        return written;
     }
 
     /**
