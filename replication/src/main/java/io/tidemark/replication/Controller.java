@@ -12,10 +12,8 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.function.Consumer;
 
 /**
@@ -54,9 +52,6 @@ public final class Controller implements Agent
         long incarnation;
         long lastHeartbeatMs;
         boolean alive;
-        /** Partitions whose replica on this host may have lost acknowledged records (power loss) and has not
-         * re-joined the ISR since: never elected as if complete (KIP-966, "last replica standing"). */
-        final Set<Integer> unsynced = new HashSet<>();
 
         Session(final int hostId)
         {
@@ -200,8 +195,8 @@ public final class Controller implements Agent
             final int[] isr = liveMembers(ar);
             final boolean leaderAlive = isr.length > 0;
             final PartitionState state = store.create(new PartitionState(first + p, new TopicPartition(topic, p), ar,
-                leaderAlive ? isr : new int[]{ ar[0] }, new int[0], leaderAlive ? isr[0] : PartitionState.NO_LEADER,
-                0, 0));
+                leaderAlive ? isr : new int[]{ ar[0] }, new int[0], new int[0],
+                leaderAlive ? isr[0] : PartitionState.NO_LEADER, 0, 0));
             created.add(state);
             broadcast(state);
         }
@@ -301,13 +296,16 @@ public final class Controller implements Agent
             {
                 continue;
             }
-            if (possibleDataLoss)
+            PartitionState current = state;
+            if (possibleDataLoss && !PartitionState.contains(state.recovering(), hostId))
             {
-                session.unsynced.add(state.partitionId()); // also no longer eligible through the ELR
                 logger.log(System.Logger.Level.WARNING, "host " + hostId + " restarted after a possible power " +
                     "loss: not eligible to lead " + state.topicPartition() + " until it re-joins the ISR");
+                current = store.compareAndSet(state.version(), state.withRecovering(
+                    java.util.stream.IntStream.concat(Arrays.stream(state.recovering()), java.util.stream.IntStream.of(hostId))
+                        .toArray(), without(state.eligible(), hostId)));
+                broadcast(current);
             }
-            PartitionState current = state;
             if (current.leader() == PartitionState.NO_LEADER)
             {
                 current = elect(current);
@@ -390,7 +388,7 @@ public final class Controller implements Agent
     private int[] eligibleInOrder(final PartitionState state, final int[] candidates)
     {
         return Arrays.stream(liveInOrder(state.assignedReplicas(), candidates))
-            .filter((h) -> !sessions.get(h).unsynced.contains(state.partitionId())).toArray();
+            .filter((h) -> !PartitionState.contains(state.recovering(), h)).toArray();
     }
 
     /**
@@ -427,16 +425,16 @@ public final class Controller implements Agent
         PartitionState current = state;
         if (valid)
         {
-            current = store.compareAndSet(state.version(), withIsr(state, request.newIsr().clone(), state.leader(),
-                state.leaderEpoch()));
-            for (final int host : request.newIsr())
+            PartitionState next = withIsr(state, request.newIsr().clone(), state.leader(), state.leaderEpoch());
+            final int[] stillRecovering = Arrays.stream(state.recovering())
+                .filter((h) -> !PartitionState.contains(request.newIsr(), h) || state.inIsr(h)).toArray();
+            if (stillRecovering.length != state.recovering().length)
             {
-                final Session session = sessions.get(host);
-                if (null != session)
-                {
-                    session.unsynced.remove(state.partitionId()); // caught up with a leader: complete again
-                }
+                // a recovering replica added to the ISR by a leader has caught up: complete again
+                next = new PartitionState(next.partitionId(), next.topicPartition(), next.assignedReplicas(),
+                    next.isr(), next.eligible(), stillRecovering, next.leader(), next.leaderEpoch(), next.version());
             }
+            current = store.compareAndSet(state.version(), next);
             broadcast(current);
             publish();
         }
@@ -487,8 +485,14 @@ public final class Controller implements Agent
      */
     synchronized boolean unsynced(final int host)
     {
-        final Session session = sessions.get(host);
-        return null != session && !session.unsynced.isEmpty();
+        for (final PartitionState state : store.all())
+        {
+            if (PartitionState.contains(state.recovering(), host))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** @return whether the controller considers {@code host} alive. */

@@ -15,6 +15,9 @@ import java.util.Arrays;
  *                         they left the ISR while it was below {@code min.insync.replicas} (so the high watermark
  *                         could not move); electable when no live ISR member is. Cleared when the ISR reaches
  *                         {@code min.insync.replicas} again.
+ * @param recovering       replicas that may have lost acknowledged records (their host restarted after a power
+ *                         loss) and have not re-joined the ISR through a leader since: never elected as if complete
+ *                         (KIP-966 "last replica standing"). Durable, so a controller failover does not forget it.
  * @param leader           leader host id, or {@link #NO_LEADER}.
  * @param leaderEpoch      bumped on every leader change.
  * @param version          bumped on every change.
@@ -25,6 +28,7 @@ public record PartitionState(
     int[] assignedReplicas,
     int[] isr,
     int[] eligible,
+    int[] recovering,
     int leader,
     int leaderEpoch,
     int version)
@@ -67,8 +71,14 @@ public record PartitionState(
 
     PartitionState with(final int[] newIsr, final int[] newEligible, final int newLeader, final int newLeaderEpoch)
     {
-        return new PartitionState(partitionId, topicPartition, assignedReplicas, newIsr, newEligible, newLeader,
-            newLeaderEpoch, version + 1);
+        return new PartitionState(partitionId, topicPartition, assignedReplicas, newIsr, newEligible, recovering,
+            newLeader, newLeaderEpoch, version + 1);
+    }
+
+    PartitionState withRecovering(final int[] newRecovering, final int[] newEligible)
+    {
+        return new PartitionState(partitionId, topicPartition, assignedReplicas, isr, newEligible, newRecovering,
+            leader, leaderEpoch, version + 1);
     }
 
     @Override
@@ -77,7 +87,7 @@ public record PartitionState(
         return o instanceof PartitionState s && s.partitionId == partitionId && s.leader == leader &&
             s.leaderEpoch == leaderEpoch && s.version == version && s.topicPartition.equals(topicPartition) &&
             Arrays.equals(s.assignedReplicas, assignedReplicas) && Arrays.equals(s.isr, isr) &&
-            Arrays.equals(s.eligible, eligible);
+            Arrays.equals(s.eligible, eligible) && Arrays.equals(s.recovering, recovering);
     }
 
     @Override
@@ -91,6 +101,7 @@ public record PartitionState(
     {
         return topicPartition + "{id=" + partitionId + ", ar=" + Arrays.toString(assignedReplicas) + ", isr=" +
             Arrays.toString(isr) + (eligible.length == 0 ? "" : ", elr=" + Arrays.toString(eligible)) +
+            (recovering.length == 0 ? "" : ", recovering=" + Arrays.toString(recovering)) +
             ", leader=" + leader + ", epoch=" + leaderEpoch + ", version=" + version + '}';
     }
 }

@@ -26,9 +26,9 @@ import java.util.stream.Stream;
  *  +---------------------------------------------------------------+
  *  |  State Version  |  AR count  |  ISR count  |  Topic length    | 24, 28, 32, 36
  *  +---------------------------------------------------------------+
- *  |                          ELR count                            | 40
+ *  |          ELR count            |      Recovering count         | 40, 44
  *  +---------------------------------------------------------------+
- *  |   Topic (UTF-8), AR host ids (int32), ISR host ids, ELR ids  ... 44
+ *  |   Topic (UTF-8), then host ids (int32): AR, ISR, ELR, recovering ... 48
  *  +---------------------------------------------------------------+
  *  |                            CRC32C                             |
  *  +---------------------------------------------------------------+
@@ -38,7 +38,7 @@ import java.util.stream.Stream;
 final class PartitionStateStore
 {
     static final int MAGIC = 0x53504D54;
-    private static final int FIXED = 36;
+    private static final int FIXED = 40;
 
     private final Path dir;
     private final List<PartitionState> states = new ArrayList<>();
@@ -101,6 +101,7 @@ final class PartitionStateStore
         final int isrCount = in.getInt(at + 24);
         final int topicLength = in.getInt(at + 28);
         final int elrCount = in.getInt(at + 32);
+        final int recoveringCount = in.getInt(at + 36);
         at += FIXED;
         final byte[] topic = new byte[topicLength];
         in.get(at, topic);
@@ -120,20 +121,27 @@ final class PartitionStateStore
         {
             elr[i] = in.getInt(at);
         }
+        final int[] recovering = new int[recoveringCount];
+        for (int i = 0; i < recoveringCount; i++, at += 4)
+        {
+            recovering[i] = in.getInt(at);
+        }
         return new PartitionState(id, new TopicPartition(new String(topic, StandardCharsets.UTF_8), number), ar, isr,
-            elr, leader, epoch, version);
+            elr, recovering, leader, epoch, version);
     }
 
     private void write(final PartitionState state)
     {
         final byte[] topic = state.topicPartition().topic().getBytes(StandardCharsets.UTF_8);
         final ByteBuffer out = CheckpointFile.allocate(MAGIC,
-            FIXED + topic.length + 4 * (state.assignedReplicas().length + state.isr().length + state.eligible().length));
+            FIXED + topic.length + 4 * (state.assignedReplicas().length + state.isr().length +
+            state.eligible().length + state.recovering().length));
         int at = CheckpointFile.FIELDS_OFFSET;
         out.putInt(at, state.partitionId()).putInt(at + 4, state.topicPartition().partition())
             .putInt(at + 8, state.leader()).putInt(at + 12, state.leaderEpoch()).putInt(at + 16, state.version())
             .putInt(at + 20, state.assignedReplicas().length).putInt(at + 24, state.isr().length)
-            .putInt(at + 28, topic.length).putInt(at + 32, state.eligible().length);
+            .putInt(at + 28, topic.length).putInt(at + 32, state.eligible().length)
+            .putInt(at + 36, state.recovering().length);
         at += FIXED;
         out.put(at, topic);
         at += topic.length;
@@ -148,6 +156,11 @@ final class PartitionStateStore
             at += 4;
         }
         for (final int host : state.eligible())
+        {
+            out.putInt(at, host);
+            at += 4;
+        }
+        for (final int host : state.recovering())
         {
             out.putInt(at, host);
             at += 4;

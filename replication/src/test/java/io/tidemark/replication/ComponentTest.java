@@ -150,7 +150,7 @@ class ComponentTest
 
     private static PartitionState state(final int version, final int leader, final int epoch, final int... isr)
     {
-        return new PartitionState(0, new TopicPartition("t", 0), new int[]{ 0, 1, 2 }, isr, new int[0], leader, epoch, version);
+        return new PartitionState(0, new TopicPartition("t", 0), new int[]{ 0, 1, 2 }, isr, new int[0], new int[0], leader, epoch, version);
     }
 
     @Test

@@ -54,7 +54,7 @@ class LeaderStateTest
 
     private LeaderState leader(final int minIsr, final int... isr)
     {
-        return new LeaderState(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, isr, new int[0], 0, 3, 7), 0, log, hw,
+        return new LeaderState(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, isr, new int[0], new int[0], 0, 3, 7), 0, log, hw,
             log.logEndOffset(), minIsr, 1000);
     }
 
@@ -103,7 +103,7 @@ class LeaderStateTest
         leader.requestChange(new int[]{ 0, 1, 2 }, 1001);
         leader.maybeAdvanceHighWatermark();
         assertEquals(12, leader.highWatermark(), "the member being added already holds the HW back");
-        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1, 2 }, new int[0], 0, 3, 8));
+        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1, 2 }, new int[0], new int[0], 0, 3, 8));
         assertFalse(leader.changePending());
         leader.requestChange(new int[]{ 0, 1 }, 1002);
         leader.follower(2).onFetch(12, 15, 1002);
@@ -115,7 +115,7 @@ class LeaderStateTest
     void shrinkByTimeOnlyAndExpandWhenCaughtUpToHighWatermarkAndEpochStart()
     {
         append(10);
-        final LeaderState leader = new LeaderState(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1, 2 }, new int[0],
+        final LeaderState leader = new LeaderState(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1, 2 }, new int[0], new int[0],
             0, 3, 7), 0, log, hw, 10, 1, 1000);
         leader.follower(1).onFetch(10, 10, 1000);
         leader.follower(2).onFetch(10, 10, 1000);
@@ -127,7 +127,7 @@ class LeaderStateTest
         leader.requestChange(new int[]{ 0, 1 }, 2500);
         assertNull(leader.shrinkCandidate(9000, 1000), "one change in flight at a time");
         leader.changeRejected(null);
-        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1 }, new int[0], 0, 3, 8));
+        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1 }, new int[0], new int[0], 0, 3, 8));
         hw.advanceTo(1010);
         leader.follower(2).onFetch(1005, 1010, 9000);
         assertNull(leader.expandCandidate(leader.follower(2)), "below the HW: not yet");
@@ -158,7 +158,7 @@ class LeaderStateTest
         leader.pendingAcks.complete(leader, TP, sessions, 1600, 2);
         assertEquals("3:REQUEST_TIMED_OUT", outcomes.get(2));
         leader.pendingAcks.add(session, 4, 3, 4, Acks.ALL, 9000);
-        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0 }, new int[0], 0, 3, 9));
+        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0 }, new int[0], new int[0], 0, 3, 9));
         leader.pendingAcks.complete(leader, TP, sessions, 1700, 2);
         assertEquals("4:NOT_ENOUGH_REPLICAS_AFTER_APPEND", outcomes.get(3));
         leader.pendingAcks.add(session, 5, 3, 4, Acks.ALL, 9000);
