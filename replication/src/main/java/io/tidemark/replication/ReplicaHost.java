@@ -31,6 +31,8 @@ import java.util.List;
 public final class ReplicaHost
 {
     static final String BOOT_FILE = "host.boot";
+    /** Present from a start that detected a possible power loss until the controller acknowledged hearing of it. */
+    static final String POWER_LOSS_FILE = "host.power-loss";
 
     private final int hostId;
     private final Path dir;
@@ -139,7 +141,18 @@ public final class ReplicaHost
         if (registeredIncarnation == incarnation)
         {
             registered = true;
-            possibleDataLoss = false; // reported; a later re-registration (expired session) loses nothing
+            if (possibleDataLoss)
+            {
+                possibleDataLoss = false; // reported: the controller fences the replicas durably from now on
+                try
+                {
+                    Files.deleteIfExists(dir.resolve(POWER_LOSS_FILE));
+                }
+                catch (final IOException ex)
+                {
+                    errorHandler.onError(ex);
+                }
+            }
         }
     }
 
@@ -175,7 +188,17 @@ public final class ReplicaHost
                 channel.write(bytes);
                 channel.force(true);
             }
-            return uncleanAcrossBoots;
+            final Path powerLoss = dir.resolve(POWER_LOSS_FILE);
+            if (uncleanAcrossBoots && !Files.exists(powerLoss))
+            {
+                // durable until reported: a restart before the registration gets through must not forget it
+                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(powerLoss,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE))
+                {
+                    channel.force(true);
+                }
+            }
+            return Files.exists(powerLoss);
         }
         catch (final IOException ex)
         {

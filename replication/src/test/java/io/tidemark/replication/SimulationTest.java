@@ -40,6 +40,27 @@ class SimulationTest
         runSeed(seed, true);
     }
 
+    /**
+     * Seeds that found bugs, kept as regressions: each replays the schedule that exposed one (what it found is in
+     * the comment).
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(longs = {
+        4611686018427387903L, // a restarted leader re-took its old epoch during a controller's grace period
+        283377L,              // a host that missed its states while cut off never got them (heartbeat digests)
+        123L,                 // an unanswered ISR expansion was dropped from the HW while the controller had it
+        145L,                 // a restarted host applied states meant for its previous incarnation
+        299L,                 // two hosts lost power: the checker's resync bookkeeping (and ELR eligibility)
+        1634431757920L,       // an AlterIsr of a dead incarnation raced the new incarnation's registration
+        6826049823002L,       // a controller failover forgot which replicas were recovering from a power loss
+        1028L,                // a host killed before reporting a power loss forgot it at the next start
+        7807073161280L        // liveness check: a leader change right after healing (retried like a client)
+    })
+    void regressionSeeds(final long seed)
+    {
+        runSeed(seed, true);
+    }
+
     @Test
     void replay()
     {
