@@ -167,10 +167,12 @@ public final class ReplicaHost
     }
 
     /**
-     * Record this boot in {@code host.boot} (deleted by a clean stop).
+     * Record this boot in {@code host.boot}.
      *
-     * @return whether the host last ran under another boot and did not stop cleanly: a power loss may have taken
-     *         unflushed records.
+     * @return whether unflushed records of this host's replicas may have been lost to a power loss: the machine
+     *         booted since the host last started and some replica log was not closed cleanly (so it held data only in
+     *         the page cache). Once detected this stays true, in {@code host.power-loss}, until the controller has
+     *         heard of it, even across further restarts.
      */
     private boolean recordBoot()
     {
@@ -178,7 +180,16 @@ public final class ReplicaHost
         final String bootId = ctx.bootIdSupplier().apply(hostId);
         try
         {
-            final boolean uncleanAcrossBoots = Files.exists(file) && !Files.readString(file).trim().equals(bootId);
+            final boolean rebooted = Files.exists(file) && !Files.readString(file).trim().equals(bootId);
+            final Path powerLoss = dir.resolve(POWER_LOSS_FILE);
+            if (rebooted && !Files.exists(powerLoss) && anyLogNotClosedCleanly())
+            {
+                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(powerLoss,
+                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE))
+                {
+                    channel.force(true);
+                }
+            }
             final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(bootId.getBytes(
                 java.nio.charset.StandardCharsets.UTF_8));
             try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
@@ -188,21 +199,22 @@ public final class ReplicaHost
                 channel.write(bytes);
                 channel.force(true);
             }
-            final Path powerLoss = dir.resolve(POWER_LOSS_FILE);
-            if (uncleanAcrossBoots && !Files.exists(powerLoss))
-            {
-                // durable until reported: a restart before the registration gets through must not forget it
-                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(powerLoss,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE))
-                {
-                    channel.force(true);
-                }
-            }
             return Files.exists(powerLoss);
         }
         catch (final IOException ex)
         {
             throw new UncheckedIOException("cannot record the boot of host " + hostId, ex);
+        }
+    }
+
+    /** @return whether a replica log under this host lacks the store's clean-shutdown marker. */
+    private boolean anyLogNotClosedCleanly() throws IOException
+    {
+        try (java.util.stream.Stream<Path> dirs = Files.list(dir))
+        {
+            // "log.meta" marks a store log directory, ".clean-shutdown" a log that was closed cleanly
+            return dirs.filter(Files::isDirectory).anyMatch((d) -> Files.exists(d.resolve("log.meta")) &&
+                !Files.exists(d.resolve(".clean-shutdown")));
         }
     }
 
@@ -405,14 +417,6 @@ public final class ReplicaHost
         }
         counters.close();
         transport.hostDown(hostId);
-        try
-        {
-            Files.deleteIfExists(dir.resolve(BOOT_FILE));
-        }
-        catch (final IOException ex)
-        {
-            errorHandler.onError(ex);
-        }
     }
 
     /** Kill (agents already stopped): leave the files as a killed process would. */

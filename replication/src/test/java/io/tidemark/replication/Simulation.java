@@ -251,12 +251,20 @@ final class Simulation implements AutoCloseable
     /** Run {@code steps} random events, then heal, quiesce and run the final checks. */
     void run(final int steps)
     {
-        for (int i = 0; i < steps; i++)
+        try
         {
-            step();
+            for (int i = 0; i < steps; i++)
+            {
+                step();
+            }
+            healAndQuiesce();
+            checker.checkFinal();
         }
-        healAndQuiesce();
-        checker.checkFinal();
+        catch (final RuntimeException ex)
+        {
+            note("UNEXPECTED: " + ex);
+            throw new AssertionError(ex + "\n" + report(), ex);
+        }
     }
 
     void step()
@@ -540,8 +548,9 @@ final class Simulation implements AutoCloseable
                 continue;
             }
             final long flushed = flushedOffset(dir);
-            try (Log log = Log.open(new LogContext().logDir(dir).segmentBytes(16 * 1024).maxMessageBytes(4096)
-                .segmentIndexBytes(4096).indexIntervalBytes(256).agentMode(LogContext.AgentMode.EXTERNAL)))
+            final Log log = Log.open(new LogContext().logDir(dir).segmentBytes(16 * 1024).maxMessageBytes(4096)
+                .segmentIndexBytes(4096).indexIntervalBytes(256).agentMode(LogContext.AgentMode.EXTERNAL));
+            try
             {
                 final long end = log.logEndOffset();
                 if (end > flushed)
@@ -550,6 +559,10 @@ final class Simulation implements AutoCloseable
                     final long newEnd = log.truncateTo(Math.min(keep, end));
                     lost += end - newEnd;
                 }
+            }
+            finally
+            {
+                log.halt(); // the machine lost power: no clean shutdown
             }
         }
         return lost;

@@ -54,7 +54,8 @@ class SimulationTest
         1634431757920L,       // an AlterIsr of a dead incarnation raced the new incarnation's registration
         6826049823002L,       // a controller failover forgot which replicas were recovering from a power loss
         1028L,                // a host killed before reporting a power loss forgot it at the next start
-        7807073161280L        // liveness check: a leader change right after healing (retried like a client)
+        7807073161280L,       // liveness check: a leader change right after healing (retried like a client)
+        946595843L            // a clean stop after a kill forgot that the logs held unflushed data (power loss)
     })
     void regressionSeeds(final long seed)
     {

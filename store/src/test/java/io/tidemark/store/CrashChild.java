@@ -16,7 +16,8 @@ import java.util.Random;
  *   append  DIR POLICY SEED            append random batches forever, under a flush policy
  *   hold    DIR                        open the log and keep it open
  *   tryopen DIR                        try to open the log once: OPENED END, or REFUSED CODE MESSAGE
- *   fill    DIR FILLER POLICY SEED free|wait   append until the disk is full, then free space or wait
+ *   fill    DIR FILLER POLICY SEED free|wait same|random
+ *                                      append until the disk is full, then free space or wait
  * </pre>
  * Flush policies: {@code none} (only rolls flush), {@code every-N} (flush.interval.messages=N),
  * {@code interval-ms-N} (flush.interval.ms=N, by the log's agent), {@code explicit-N} ({@link Log#flush()} every
@@ -32,6 +33,7 @@ public final class CrashChild
 
     public static void main(final String[] args) throws Exception
     {
+        exitWhenTheParentIsGone();
         try
         {
             switch (args[0])
@@ -46,7 +48,7 @@ public final class CrashChild
                     tryOpen(Path.of(args[1]));
                     break;
                 case "fill":
-                    fill(Path.of(args[1]), Path.of(args[2]), args[3], Long.parseLong(args[4]), args[5]);
+                    fill(Path.of(args[1]), Path.of(args[2]), args[3], Long.parseLong(args[4]), args[5], args[6]);
                     break;
                 default:
                     throw new IllegalArgumentException("unknown mode " + args[0]);
@@ -59,6 +61,28 @@ public final class CrashChild
             System.exit(2);
         }
         System.exit(0);
+    }
+
+    /** The parent holds our stdin open; end of input means it died: do not linger (a holder would sleep forever). */
+    private static void exitWhenTheParentIsGone()
+    {
+        final Thread watcher = new Thread(() ->
+        {
+            try
+            {
+                while (System.in.read() >= 0)
+                {
+                    // nothing is ever sent
+                }
+            }
+            catch (final IOException ignore)
+            {
+                // gone as well
+            }
+            System.exit(4);
+        }, "parent-watcher");
+        watcher.setDaemon(true);
+        watcher.start();
     }
 
     static void report(final String line)
@@ -147,9 +171,12 @@ public final class CrashChild
     /**
      * Append until an append fails, report {@code FULL <code> <end>}, check that appends keep failing typed
      * ({@code STILL <code>}), then either delete the filler file and append again ({@code RESUMED <end>}, then
-     * close: {@code CLOSED <end>}), or report {@code WAITING} and wait to be killed.
+     * close: {@code CLOSED <end>}), or report {@code WAITING} and wait to be killed. With {@code retry=same} every
+     * append after the failure first retries the batch that failed (what an application does); with
+     * {@code retry=random} it appends new random batches, which may be smaller.
      */
-    private static void fill(final Path dir, final Path filler, final String policy, final long seed, final String then)
+    private static void fill(
+        final Path dir, final Path filler, final String policy, final long seed, final String then, final String retry)
         throws IOException, InterruptedException
     {
         final Log log = Log.open(withPolicy(CrashRecords.context(dir), policy));
@@ -157,11 +184,15 @@ public final class CrashChild
         final Random random = new Random(seed);
         StorageException full = null;
         long lastRecoveryPoint = log.recoveryPoint();
+        int records = 0;
+        boolean plain = false;
         while (null == full)
         {
+            records = random.nextInt(3) == 0 ? 1 : 1 + random.nextInt(8);
+            plain = records == 1 && random.nextBoolean();
             try
             {
-                report("A " + CrashRecords.appendRandom(log, random));
+                report("A " + CrashRecords.appendBatch(log, records, plain));
                 final long recoveryPoint = log.recoveryPoint();
                 if (recoveryPoint > lastRecoveryPoint)
                 {
@@ -175,12 +206,20 @@ public final class CrashChild
             }
         }
         report("FULL " + full.code() + " " + log.logEndOffset());
+        final boolean same = !retry.equals("random");
+        boolean pending = true;
         for (int i = 0; i < 20; i++)
         {
             try
             {
-                report("A " + CrashRecords.appendRandom(log, random));
+                report("A " + (same ? CrashRecords.appendBatch(log, records, plain) :
+                    CrashRecords.appendRandom(log, random)));
+                pending = false;
                 report("STILL NONE");
+                if (same)
+                {
+                    break; // the failed append went through after all
+                }
             }
             catch (final StorageException ex)
             {
@@ -196,6 +235,10 @@ public final class CrashChild
             }
         }
         Files.delete(filler);
+        if (pending && same)
+        {
+            report("A " + CrashRecords.appendBatch(log, records, plain));
+        }
         for (int i = 0; i < 50; i++)
         {
             report("A " + CrashRecords.appendRandom(log, random));

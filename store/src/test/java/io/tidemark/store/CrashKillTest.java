@@ -3,6 +3,7 @@ package io.tidemark.store;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
@@ -52,7 +53,7 @@ class CrashKillTest
         final Random random = new Random(seed);
         final CrashSupport.Summary summary = new CrashSupport.Summary("kill",
             "runs", "appended", "verified", "lost", "corrupt_served", "reopen_failures", "append_failures",
-            "child_errors", "killed_before_open", "unclean_handovers");
+            "invalid_kept", "child_errors", "killed_before_open", "unclean_handovers");
         final Map<String, Chain> chains = new HashMap<>();
         final long startNs = System.nanoTime();
 
@@ -153,6 +154,15 @@ class CrashKillTest
                 else
                 {
                     log.close();
+                }
+            }
+            if (log.isClosed() && Files.exists(chain.dir.resolve(LogDirectory.CLEAN_SHUTDOWN_FILE)))
+            {
+                final CrashFiles.Validity validity = CrashFiles.validBatches(chain.dir);
+                if (validity.invalidBatches() > 0 || validity.gaps() > 0 || validity.trailingBytes() > 0 ||
+                    validity.end() != chain.knownEnd)
+                {
+                    summary.fail("invalid_kept", where + ": after a clean close the files hold " + validity);
                 }
             }
         }
