@@ -5,6 +5,9 @@ import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -321,13 +324,24 @@ class ScenarioTest
         }
     }
 
-    /** Simulate a lost unflushed tail: cut the last records off a halted replica's log. */
+    /**
+     * Simulate a lost unflushed tail: cut the last records off a halted replica's log. The log stays marked as not
+     * closed cleanly, as the killed host left it (this tool's own close must not hide that).
+     */
     private static void dropTail(final Path logDir, final int records)
     {
         try (Log log = Log.open(new LogContext().logDir(logDir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024)
             .agentMode(LogContext.AgentMode.EXTERNAL)))
         {
             log.truncateTo(log.logEndOffset() - records);
+        }
+        try
+        {
+            Files.delete(logDir.resolve(".clean-shutdown"));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
         }
     }
 

@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.channels.FileChannel;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
@@ -120,6 +121,23 @@ public final class CheckpointFile
      */
     public static Status read(final Path file, final int magic, final ByteBuffer into) throws IOException
     {
+        final long size;
+        try
+        {
+            size = Files.size(file);
+        }
+        catch (final NoSuchFileException ex)
+        {
+            return Status.MISSING;
+        }
+        if (!Files.isRegularFile(file))
+        {
+            throw new FileSystemException(file.toString(), null, "not a regular file");
+        }
+        if (size != into.capacity())
+        {
+            return Status.CORRUPT; // checked before reading: an oversized file is never read whole
+        }
         final byte[] bytes;
         try
         {

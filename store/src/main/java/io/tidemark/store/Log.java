@@ -13,6 +13,7 @@ import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -485,7 +486,15 @@ public final class Log implements AutoCloseable
             }
             if (null == next)
             {
-                next = Segment.openActive(files, ctx.segmentBytes(), 0, maxIndexEntries, 0, 0, true);
+                try
+                {
+                    next = Segment.openActive(files, ctx.segmentBytes(), 0, maxIndexEntries, 0, 0, true);
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    deleteQuietly(files, ex); // a stray file at the log end offset would be mistaken for data
+                    throw ex;
+                }
             }
             old.seal();
             final Segment[] current = segments;
@@ -505,6 +514,21 @@ public final class Log implements AutoCloseable
         finally
         {
             segmentsLock.unlock();
+        }
+    }
+
+    private static void deleteQuietly(final SegmentFiles files, final Exception failure)
+    {
+        for (final Path path : new Path[]{ files.log(), files.offsetIndex(), files.timeIndex() })
+        {
+            try
+            {
+                Files.deleteIfExists(path);
+            }
+            catch (final IOException ex)
+            {
+                failure.addSuppressed(ex);
+            }
         }
     }
 
@@ -538,7 +562,12 @@ public final class Log implements AutoCloseable
         try
         {
             final Segment[] snapshot = segments;
-            for (int i = Math.max(0, floorIndex(snapshot, recoveryPoint)); i < snapshot.length; i++)
+            int from = Math.max(0, floorIndex(snapshot, recoveryPoint));
+            while (from > 0 && snapshot[from - 1].needsFlush())
+            {
+                from--; // sealed when the recovery point had already reached its end: trim it and force its indexes
+            }
+            for (int i = from; i < snapshot.length; i++)
             {
                 final Segment segment = snapshot[i];
                 if (segment.needsFlush())
@@ -572,9 +601,14 @@ public final class Log implements AutoCloseable
      */
     private void writeCheckpoint()
     {
+        writeCheckpoint(recoveryPoint, logStartOffset);
+    }
+
+    private void writeCheckpoint(final long checkpointRecoveryPoint, final long checkpointLogStart)
+    {
         try
         {
-            checkpoint.write(recoveryPoint, logStartOffset);
+            checkpoint.write(checkpointRecoveryPoint, checkpointLogStart);
         }
         catch (final IOException ex)
         {
@@ -639,6 +673,13 @@ public final class Log implements AutoCloseable
             }
             final long newEnd = position < target.size() ?
                 target.buffer().getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : target.endOffset();
+            if (recoveryPoint > newEnd)
+            {
+                // Checkpointed before the cut: a crash during it must not find the log ending below the recovery point.
+                writeCheckpoint(newEnd, logStartOffset);
+                recoveryPoint = newEnd;
+                counters.recoveryPoint.setRelease(newEnd);
+            }
             LOG_END_OFFSET.setRelease(this, newEnd);
             truncations++;
             for (int i = current.length - 1; i > index; i--)
@@ -664,7 +705,7 @@ public final class Log implements AutoCloseable
             kept.startTrustedReplay();
             final int entries = kept.offsetIndex().entries();
             final int from = entries == 0 ? 0 : kept.offsetIndex().positionAt(entries - 1);
-            kept.replay(from, position, ctx.indexIntervalBytes(), false, writerCrc);
+            kept.replay(from, position, ctx.indexIntervalBytes(), false, writerCrc, false);
             kept.resetState(position, newEnd, kept.maxTimestamp(), position - from);
             final Segment[] updated = Arrays.copyOf(current, index + 1);
             updated[index] = kept;
@@ -721,6 +762,9 @@ public final class Log implements AutoCloseable
         try
         {
             final Segment[] current = segments;
+            // Checkpointed first: after a crash during the deletions, the loader finds every old segment below the
+            // log start offset and starts the log again, empty, at it.
+            writeCheckpoint(offset, offset);
             LOG_END_OFFSET.setRelease(this, offset);
             truncations++;
             for (final Segment segment : current)

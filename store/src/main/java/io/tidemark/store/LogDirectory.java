@@ -148,7 +148,15 @@ final class LogDirectory implements AutoCloseable
         final Path meta = dir.resolve(META_FILE);
         final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET + META_FIELDS_LENGTH + 4)
             .order(ByteOrder.LITTLE_ENDIAN);
-        final CheckpointFile.Status status = CheckpointFile.read(meta, META_MAGIC, in);
+        final CheckpointFile.Status status;
+        try
+        {
+            status = CheckpointFile.read(meta, META_MAGIC, in);
+        }
+        catch (final IOException ex)
+        {
+            throw new StorageException(StorageErrorCode.NOT_A_LOG_DIRECTORY, "cannot read " + meta + ": " + ex, ex);
+        }
         if (status == CheckpointFile.Status.OK)
         {
             return;

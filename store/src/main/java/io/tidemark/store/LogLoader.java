@@ -1,14 +1,13 @@
 package io.tidemark.store;
 
-import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
-import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeMap;
@@ -104,7 +103,15 @@ final class LogLoader
         final long startNs = System.nanoTime();
         deleteLeftovers();
         final TreeMap<Long, SegmentFiles> found = listSegments();
-        final CheckpointFile.Status checkpointStatus = checkpoint.read();
+        final CheckpointFile.Status checkpointStatus;
+        try
+        {
+            checkpointStatus = checkpoint.read();
+        }
+        catch (final IOException ex)
+        {
+            throw new StorageException(StorageErrorCode.IO_ERROR, "cannot read " + checkpoint.file() + ": " + ex, ex);
+        }
         boolean clean = cleanShutdown;
         long recoveryPoint = checkpoint.recoveryPoint();
         long logStart = checkpoint.logStartOffset();
@@ -120,6 +127,11 @@ final class LogLoader
         final List<Segment> segments = new ArrayList<>();
         if (found.isEmpty())
         {
+            if (checkpointStatus == CheckpointFile.Status.OK && recoveryPoint > logStart)
+            {
+                throw new StorageException(StorageErrorCode.CORRUPT_LOG, "offsets [" + logStart + ", " +
+                    recoveryPoint + ") below the recovery point are missing: " + dir + " holds no segment file");
+            }
             final long base = Math.max(0, logStart);
             segments.add(Segment.openActive(new SegmentFiles(dir, base), ctx.segmentBytes(), 0, maxIndexEntries,
                 0, 0, true));
@@ -166,11 +178,13 @@ final class LogLoader
                 final boolean last = i == files.size() - 1;
                 if (previousEnd >= 0 && segmentFiles.baseOffset() != previousEnd)
                 {
-                    if (i <= recoverFrom)
+                    if (i <= recoverFrom || previousEnd < recoveryPoint)
                     {
                         throw new StorageException(StorageErrorCode.CORRUPT_LOG, "offsets [" + previousEnd + ", " +
-                            segmentFiles.baseOffset() + ") below the recovery point " + recoveryPoint +
-                            " are missing: no segment file holds them");
+                            segmentFiles.baseOffset() + ") are missing: segment " + files.get(i - 1).baseOffset() +
+                            " ends at " + previousEnd + " and no segment file holds them" +
+                            (previousEnd < recoveryPoint ? " (below the recovery point " + recoveryPoint + ")" :
+                                " (the log was closed cleanly, so every segment is trusted)"));
                     }
                     note("gap in offsets [" + previousEnd + ", " + segmentFiles.baseOffset() +
                         ") above the recovery point: truncating the log at " + previousEnd);
@@ -218,7 +232,27 @@ final class LogLoader
             throw ex;
         }
 
-        final long logEnd = segments.get(segments.size() - 1).endOffset();
+        long logEnd = segments.get(segments.size() - 1).endOffset();
+        if (logStart > logEnd && checkpointStatus == CheckpointFile.Status.OK && recoveryPoint <= logStart)
+        {
+            // The log was emptied and restarted at its log start offset (which is checkpointed first), or its log
+            // start was raised into an unflushed tail the crash lost: every record is below the log start.
+            note("log start offset " + logStart + " is above the log end offset " + logEnd +
+                ": every segment is below it; the log starts again, empty, at " + logStart);
+            restartEmptyAt(segments, logStart);
+            logEnd = logStart;
+            recoveryPoint = logStart;
+        }
+        if (checkpointStatus == CheckpointFile.Status.OK && logEnd < recoveryPoint)
+        {
+            for (final Segment segment : segments)
+            {
+                segment.close();
+            }
+            throw new StorageException(StorageErrorCode.CORRUPT_LOG, "offsets [" + logEnd + ", " + recoveryPoint +
+                ") below the recovery point are missing: the last segment " + files.get(files.size() - 1).log() +
+                " ends at offset " + logEnd + " (the file was cut short or zeroed)");
+        }
         if (logStart > logEnd)
         {
             note("log start offset " + logStart + " is above the log end offset " + logEnd + "; lowered to it");
@@ -226,6 +260,21 @@ final class LogLoader
         }
         return finish(segments, logStart, clean ? logEnd : Math.min(recoveryPoint, logEnd), lastEpoch, clean,
             checkpointStatus, recoveryPoint, startNs);
+    }
+
+    private void restartEmptyAt(final List<Segment> segments, final long offset) throws IOException
+    {
+        for (final Segment segment : segments)
+        {
+            segment.close();
+            segment.deleteFiles();
+            segmentsDeleted++;
+        }
+        segments.clear();
+        segments.add(Segment.openActive(new SegmentFiles(dir, offset), ctx.segmentBytes(), 0, maxIndexEntries, 0, 0,
+            true));
+        segments.get(0).resetState(0, offset, Long.MIN_VALUE, 0);
+        modified = true;
     }
 
     private Loaded finish(
@@ -332,7 +381,7 @@ final class LogLoader
                 segment.close();
                 segment = Segment.openSealed(files, maxIndexEntries, true);
             }
-            end = segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc);
+            end = segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc, false);
             segment.trimIndexes(sync);
             indexesRebuilt++;
             modified = true;
@@ -342,11 +391,26 @@ final class LogLoader
             end = replayTrustedTail(segment);
         }
         int size = segment.size();
-        if (end < size && lastNonZero(segment.buffer(), end, size) == end)
-        {
-            size = end; // a zero tail the trim did not remove
-        }
         long endOffset = segment.endOffset();
+        if (end < size)
+        {
+            try
+            {
+                if (onlyZeros(segment.buffer(), end, size))
+                {
+                    size = end; // a zero tail the trim did not remove
+                }
+                else
+                {
+                    checkNotCutShort(segment.buffer(), end, size, files, nextBase);
+                }
+            }
+            catch (final StorageException ex)
+            {
+                segment.close();
+                throw ex;
+            }
+        }
         if (segment.damagedBatches() > 0 || end < size)
         {
             note("segment " + files.baseOffset() + " (below the recovery point): damaged batch(es) kept in " +
@@ -355,6 +419,31 @@ final class LogLoader
         }
         segment.resetState(size, endOffset, segment.maxTimestamp(), 0);
         return segment;
+    }
+
+    /** A trailing partial batch below the recovery point: the file lost flushed bytes. */
+    private static void checkNotCutShort(
+        final UnsafeBuffer buffer, final int position, final int size, final SegmentFiles files, final long endOffset)
+    {
+        final int status = RecordBatch.validate(buffer, position, size - position, Integer.MAX_VALUE, null);
+        if (status == RecordBatch.INCOMPLETE && RecordBatch.isCutShort(buffer, position, size - position))
+        {
+            throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " ends inside the batch at " +
+                "position " + position + ", below the recovery point " + endOffset + ": flushed data is missing " +
+                "(the file was cut short)");
+        }
+    }
+
+    private static boolean onlyZeros(final UnsafeBuffer buffer, final int from, final int limit)
+    {
+        for (int position = from; position < limit; position++)
+        {
+            if (buffer.getByte(position) != 0)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private Segment loadTrustedActive(final SegmentFiles files) throws IOException
@@ -366,25 +455,29 @@ final class LogLoader
         }
         final int offsetEntries = trustedEntries(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH);
         final int timeEntries = trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH);
-        final boolean rebuild = offsetEntries < 0 || timeEntries < 0;
+        final boolean rebuild = offsetEntries < 0 || timeEntries < 0 ||
+            offsetEntries > maxIndexEntries || timeEntries > maxIndexEntries;
         final Segment segment = Segment.openActive(files, ctx.segmentBytes(), (int)dataSize, maxIndexEntries,
-            Math.max(offsetEntries, 0), Math.max(timeEntries, 0), true);
-        final String problem = rebuild ? "missing or not whole entries" : checkIndexes(segment, -1);
-        int end;
+            rebuild ? 0 : offsetEntries, rebuild ? 0 : timeEntries, true);
+        final String problem = rebuild ?
+            (offsetEntries < 0 || timeEntries < 0 ? "missing or not whole entries" :
+                "more entries than " + LogContext.SEGMENT_INDEX_BYTES + " allows") :
+            checkIndexes(segment, -1);
+        final int end;
         if (null != problem)
         {
             note("segment " + files.baseOffset() + ": index rebuilt (" + problem + ")");
             segment.offsetIndex().file().truncateEntries(0);
             segment.timeIndex().file().truncateEntries(0);
             segment.resetState((int)dataSize, files.baseOffset(), Long.MIN_VALUE, 0);
-            end = segment.replay(0, (int)dataSize, ctx.indexIntervalBytes(), true, crc);
+            end = segment.replay(0, (int)dataSize, ctx.indexIntervalBytes(), true, crc, false);
             indexesRebuilt++;
         }
         else
         {
             end = replayTrustedTail(segment);
         }
-        if (end != dataSize || segment.damagedBatches() > 0)
+        if (end < dataSize || segment.damagedBatches() > 0)
         {
             note("segment " + files.baseOffset() + ": damaged batch in the last segment; re-validating it");
             segment.close();
@@ -401,12 +494,13 @@ final class LogLoader
         return segment.size() - from;
     }
 
+    /** Walk the tail after the last trusted index entry, checking CRCs (it is short: one index interval). */
     private int replayTrustedTail(final Segment segment)
     {
         segment.startTrustedReplay();
         final int entries = segment.offsetIndex().entries();
         final int from = entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1);
-        return segment.replay(from, segment.size(), ctx.indexIntervalBytes(), false, crc);
+        return segment.replay(from, segment.size(), ctx.indexIntervalBytes(), false, crc, true);
     }
 
     private static int trustedEntries(final Path index, final int entryLength) throws IOException
@@ -453,70 +547,18 @@ final class LogLoader
         {
             throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " is too large: " + fileLength);
         }
-        final int length = (int)fileLength;
-        int validEnd;
-        int dataEnd;
-        String reason = null;
-        try (RandomAccessFile file = new RandomAccessFile(files.log().toFile(), "r"))
+        final Walk walk;
+        try (FileChannel channel = FileChannel.open(files.log(), StandardOpenOption.READ))
         {
-            final MappedByteBuffer mapping = file.getChannel().map(FileChannel.MapMode.READ_ONLY, 0, length);
-            try
-            {
-                final UnsafeBuffer buffer = new UnsafeBuffer(mapping);
-                long expected = files.baseOffset();
-                int epoch = epochBefore;
-                int position = 0;
-                while (position < length)
-                {
-                    final boolean belowRecoveryPoint = expected < recoveryPoint;
-                    final int status = RecordBatch.validate(buffer, position, length - position, Integer.MAX_VALUE,
-                        belowRecoveryPoint ? null : crc);
-                    final long base = status == RecordBatch.VALID ?
-                        buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1;
-                    final int batchEpoch = status == RecordBatch.VALID ?
-                        buffer.getInt(position + RecordBatchDescriptor.LEADER_EPOCH_OFFSET) : 0;
-                    if (status == RecordBatch.VALID && base == expected && (belowRecoveryPoint || batchEpoch >= epoch))
-                    {
-                        final int batchLength = buffer.getInt(position);
-                        batchesScanned++;
-                        recordsScanned += buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
-                        bytesScanned += batchLength;
-                        expected = base + buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
-                        epoch = Math.max(epoch, batchEpoch);
-                        position += Math.min(RecordBatchDescriptor.frameLength(batchLength), length - position);
-                        continue;
-                    }
-                    if (belowRecoveryPoint && status != RecordBatch.INCOMPLETE)
-                    {
-                        final int next = Segment.resync(buffer, position + 8, length, crc);
-                        if (next >= 0 && buffer.getLong(next + RecordBatchDescriptor.BASE_OFFSET_OFFSET) > expected &&
-                            buffer.getLong(next + RecordBatchDescriptor.BASE_OFFSET_OFFSET) <= recoveryPoint)
-                        {
-                            note("segment " + files.baseOffset() + ": damaged batch at position " + position +
-                                " below the recovery point kept in place; reading it fails with CORRUPT_BATCH");
-                            expected = buffer.getLong(next + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
-                            position = next;
-                            continue;
-                        }
-                    }
-                    reason = describeStop(status, base, expected, batchEpoch, epoch);
-                    break;
-                }
-                validEnd = position;
-                dataEnd = lastNonZero(buffer, validEnd, length);
-            }
-            finally
-            {
-                IoUtil.unmap(mapping);
-            }
+            walk = walk(new FileWindow(channel, fileLength, maxBatchLength()), files, recoveryPoint, epochBefore);
         }
-
-        final boolean truncated = dataEnd > validEnd;
+        final int validEnd = walk.validEnd;
+        final boolean truncated = walk.dataEnd > validEnd;
         if (truncated)
         {
-            bytesTruncated += dataEnd - validEnd;
-            note("segment " + files.baseOffset() + ": truncated at position " + validEnd + " (" + reason + "), " +
-                (dataEnd - validEnd) + " bytes dropped");
+            bytesTruncated += walk.dataEnd - validEnd;
+            note("segment " + files.baseOffset() + ": truncated at position " + validEnd + " (" + walk.reason +
+                "), " + (walk.dataEnd - validEnd) + " bytes dropped");
         }
         indexesRebuilt++;
         final Segment segment;
@@ -524,7 +566,8 @@ final class LogLoader
         {
             segment = Segment.openActive(files, ctx.segmentBytes(), validEnd, maxIndexEntries, 0, 0, true);
             segment.resetState(validEnd, files.baseOffset(), Long.MIN_VALUE, 0);
-            segment.replay(0, validEnd, ctx.indexIntervalBytes(), true, crc);
+            segment.replay(0, validEnd, ctx.indexIntervalBytes(), true, crc, false);
+            segment.resetState(validEnd, walk.endOffset, segment.maxTimestamp(), segmentBytesSinceIndex(segment));
         }
         else
         {
@@ -537,10 +580,151 @@ final class LogLoader
                 }
             }
             segment = Segment.openSealed(files, maxIndexEntries, true);
-            segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc);
+            segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc, false);
+            segment.resetState(segment.size(), walk.endOffset, segment.maxTimestamp(), 0);
             segment.trimIndexes(sync);
         }
         return new Recovered(segment, truncated);
+    }
+
+    /** Where a recovery walk of one segment file ended. */
+    private static final class Walk
+    {
+        int validEnd;
+        long endOffset;
+        long dataEnd;
+        String reason;
+    }
+
+    /**
+     * Re-validate a segment file batch by batch, through positional reads. At or above the recovery point the
+     * first invalid batch (CRC included, offsets continuous, leader epochs non-decreasing) ends the data: a torn
+     * tail. Below it the data was flushed and is never dropped: damage is stepped over to the next batch that
+     * validates with its CRC, or, with none after it, kept to the end of the data (its offsets reaching the
+     * recovery point); a file that ends inside a batch below the recovery point has lost flushed bytes and is
+     * refused.
+     */
+    private Walk walk(
+        final FileWindow window, final SegmentFiles files, final long recoveryPoint, final int epochBefore)
+        throws IOException
+    {
+        final UnsafeBuffer buffer = window.buffer();
+        final long length = window.fileLength();
+        final int maxBatch = maxBatchLength();
+        final Walk walk = new Walk();
+        long expected = files.baseOffset();
+        int epoch = epochBefore;
+        int position = 0;
+        while (position < length)
+        {
+            final boolean belowRecoveryPoint = expected < recoveryPoint;
+            int at = window.load(position, RecordBatchDescriptor.HEADER_LENGTH);
+            final int claimed = window.available(position) >= 4 ? buffer.getInt(at) : 0;
+            if (claimed > RecordBatchDescriptor.HEADER_LENGTH && claimed <= maxBatch)
+            {
+                at = window.load(position, claimed);
+            }
+            final int available = window.available(position);
+            final int status = RecordBatch.validate(buffer, at, available, maxBatch, belowRecoveryPoint ? null : crc);
+            final long base = status == RecordBatch.VALID ?
+                buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1;
+            final int batchEpoch = status == RecordBatch.VALID ?
+                buffer.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET) : 0;
+            if (status == RecordBatch.VALID && base == expected && (belowRecoveryPoint || batchEpoch >= epoch))
+            {
+                final int batchLength = buffer.getInt(at);
+                final int count = buffer.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+                batchesScanned++;
+                recordsScanned += count;
+                bytesScanned += batchLength;
+                expected = base + count;
+                epoch = Math.max(epoch, batchEpoch);
+                position += RecordBatchDescriptor.frameLength(batchLength);
+                continue;
+            }
+            if (!belowRecoveryPoint)
+            {
+                walk.reason = describeStop(status, base, expected, batchEpoch, epoch);
+                break;
+            }
+            if (claimed == 0 && window.dataEnd(position, zeroRunLength()) == position)
+            {
+                break; // the data ends below the recovery point: the load refuses the log
+            }
+            if (status == RecordBatch.INCOMPLETE && claimed != 0 && RecordBatch.isCutShort(buffer, at, available))
+            {
+                throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " ends inside the batch at " +
+                    "position " + position + " (offset " + expected + "), below the recovery point " + recoveryPoint +
+                    ": flushed data is missing (the file was cut short)");
+            }
+            final int next = resync(window, position + RecordBatchDescriptor.FRAME_ALIGNMENT, expected);
+            if (next >= 0)
+            {
+                final long nextBase = buffer.getLong(window.load(next, RecordBatchDescriptor.HEADER_LENGTH) +
+                    RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+                note("segment " + files.baseOffset() + ": damaged batch(es) at positions [" + position + ", " + next +
+                    ") below the recovery point kept in place (" + RecordBatch.describe(status) + "); reading " +
+                    "offsets [" + expected + ", " + Math.min(nextBase, recoveryPoint) + ") fails with CORRUPT_BATCH");
+                // Damage that reaches past the recovery point: its flushed part is kept, and the batch after it
+                // (base above the recovery point) ends the data as a torn tail would.
+                expected = Math.min(nextBase, recoveryPoint);
+                position = next;
+                continue;
+            }
+            final long damageEnd = window.dataEnd(position, zeroRunLength());
+            note("segment " + files.baseOffset() + ": damaged bytes [" + position + ", " + damageEnd + ") at the end " +
+                "of the data, below the recovery point, kept in place (" + RecordBatch.describe(status) + "); " +
+                "reading offsets [" + expected + ", " + recoveryPoint + ") fails with CORRUPT_BATCH");
+            position = (int)Segment.align(damageEnd, RecordBatchDescriptor.FRAME_ALIGNMENT);
+            expected = recoveryPoint;
+            break;
+        }
+        walk.validEnd = position;
+        walk.endOffset = expected;
+        walk.dataEnd = position < length ? window.dataEnd(position, zeroRunLength()) : position;
+        return walk;
+    }
+
+    /**
+     * @return the first 8-aligned position at or after {@code from} holding a batch that validates with its CRC
+     *         and starts at or above {@code minBase}, or -1.
+     */
+    private int resync(final FileWindow window, final int from, final long minBase) throws IOException
+    {
+        final UnsafeBuffer buffer = window.buffer();
+        final long length = window.fileLength();
+        final int maxBatch = maxBatchLength();
+        for (long position = Segment.align(from, RecordBatchDescriptor.FRAME_ALIGNMENT);
+            position + RecordBatchDescriptor.HEADER_LENGTH <= length;
+            position += RecordBatchDescriptor.FRAME_ALIGNMENT)
+        {
+            int at = window.load(position, RecordBatchDescriptor.HEADER_LENGTH);
+            final int claimed = buffer.getInt(at);
+            if (claimed >= RecordBatchDescriptor.HEADER_LENGTH && claimed <= maxBatch &&
+                claimed <= length - position &&
+                buffer.getByte(at + RecordBatchDescriptor.MAGIC_OFFSET) == RecordBatchDescriptor.MAGIC &&
+                buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) >= minBase)
+            {
+                at = window.load(position, claimed);
+                if (RecordBatch.validate(buffer, at, window.available(position), maxBatch, crc) == RecordBatch.VALID)
+                {
+                    return (int)position;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /** @return the longest batch recovery accepts: the configured maximum, or 64 MiB if that is more. */
+    private int maxBatchLength()
+    {
+        return Math.max(ctx.maxMessageBytes(), 64 * 1024 * 1024);
+    }
+
+    /** @return a run of zero bytes that no data holds (longer than any batch). */
+    private long zeroRunLength()
+    {
+        return (long)maxBatchLength() + RecordBatchDescriptor.FRAME_ALIGNMENT;
     }
 
     private static String describeStop(
@@ -557,39 +741,33 @@ final class LogLoader
         return "leader epoch " + batchEpoch + " below the previous batch's " + epoch;
     }
 
-    /** @return the position after the last non-zero byte in {@code [from, limit)}, or {@code from}. */
-    private static int lastNonZero(final UnsafeBuffer buffer, final int from, final int limit)
-    {
-        int position = limit;
-        while (position - 8 >= from)
-        {
-            if (buffer.getLong(position - 8) != 0)
-            {
-                break;
-            }
-            position -= 8;
-        }
-        while (position > from && buffer.getByte(position - 1) == 0)
-        {
-            position--;
-        }
-        return position;
-    }
-
     private Segment reopenActive(final Segment sealed) throws IOException
     {
         final SegmentFiles files = sealed.files();
         final int size = sealed.size();
         final long end = sealed.endOffset();
         sealed.close();
-        final int offsetEntries = Math.max(trustedEntries(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH), 0);
-        final int timeEntries = Math.max(trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH), 0);
-        final Segment segment = Segment.openActive(
-            files, ctx.segmentBytes(), size, maxIndexEntries, offsetEntries, timeEntries, true);
-        segment.startTrustedReplay();
-        final int entries = segment.offsetIndex().entries();
-        segment.replay(entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1), size,
-            ctx.indexIntervalBytes(), false, crc);
+        final int offsetEntries = trustedEntries(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH);
+        final int timeEntries = trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH);
+        final boolean rebuild = offsetEntries < 0 || timeEntries < 0 ||
+            offsetEntries > maxIndexEntries || timeEntries > maxIndexEntries;
+        final Segment segment = Segment.openActive(files, ctx.segmentBytes(), size, maxIndexEntries,
+            rebuild ? 0 : offsetEntries, rebuild ? 0 : timeEntries, true);
+        if (rebuild)
+        {
+            note("segment " + files.baseOffset() + ": index rebuilt (more entries than " +
+                LogContext.SEGMENT_INDEX_BYTES + " allows, or not whole entries)");
+            indexesRebuilt++;
+            segment.resetState(size, files.baseOffset(), Long.MIN_VALUE, 0);
+            segment.replay(0, size, ctx.indexIntervalBytes(), true, crc, false);
+        }
+        else
+        {
+            segment.startTrustedReplay();
+            final int entries = segment.offsetIndex().entries();
+            segment.replay(entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1), size,
+                ctx.indexIntervalBytes(), false, crc, false);
+        }
         segment.resetState(size, end, segment.maxTimestamp(), segmentBytesSinceIndex(segment));
         return segment;
     }

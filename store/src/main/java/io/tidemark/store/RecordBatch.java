@@ -311,6 +311,47 @@ public final class RecordBatch
     }
 
     /**
+     * Tell a batch whose file was cut short from a batch whose length field is damaged, both of which claim more
+     * bytes than {@code available}: a cut batch is a well-formed prefix whose records run past the end of the
+     * bytes; with a damaged length, the records the header counts end inside them.
+     *
+     * @return whether the bytes at {@code offset} are the start of a batch cut at {@code offset + available}.
+     */
+    static boolean isCutShort(final DirectBuffer buffer, final int offset, final int available)
+    {
+        if (available < HEADER_LENGTH)
+        {
+            return true;
+        }
+        if (buffer.getByte(offset + MAGIC_OFFSET) != MAGIC)
+        {
+            return false;
+        }
+        final int count = buffer.getInt(offset + RECORD_COUNT_OFFSET);
+        final int end = offset + available;
+        int at = offset + HEADER_LENGTH;
+        for (int i = 0; i < count; i++)
+        {
+            if (at + RecordDescriptor.HEADER_LENGTH > end)
+            {
+                return true;
+            }
+            final int recordLength = buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET);
+            if (recordLength < RecordDescriptor.HEADER_LENGTH ||
+                buffer.getInt(at + RecordDescriptor.OFFSET_DELTA_OFFSET) != i)
+            {
+                return false;
+            }
+            if (recordLength > end - at)
+            {
+                return true;
+            }
+            at += recordLength;
+        }
+        return false;
+    }
+
+    /**
      * @param status a result of {@link #validate}.
      * @return its description.
      */

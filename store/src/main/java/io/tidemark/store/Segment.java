@@ -563,30 +563,36 @@ final class Segment
     /**
      * Walk the batches in {@code [from, limit)} (the caller has validated or trusts the content), setting the end
      * offset, max timestamp, last epoch and index schedule, and adding index entries when
-     * {@code addIndexEntries}. Used when a segment is loaded.
+     * {@code addIndexEntries}. Used when a segment is loaded. The end offset must already be that of the batch at
+     * {@code from} ({@link #startTrustedReplay} or {@link #resetState}).
      * <p>
-     * A structurally damaged batch (possible below the recovery point only through corruption of flushed data)
-     * does not end the walk: the bytes stay where they are, reads of them fail with CORRUPT_BATCH, and the walk
-     * resumes at the next batch that validates with its CRC, which gets an index entry so that the offsets after
-     * the damage stay reachable.
+     * A batch that fails the check (structure, and its CRC when {@code verifyCrc}), or whose base offset does not
+     * continue the previous batch, is damage (possible below the recovery point only through corruption of flushed
+     * data). It does not end the walk: the bytes stay where they are, reads of them fail with CORRUPT_BATCH, and the
+     * walk resumes at the next batch that validates with its CRC and does not go back in offsets; that batch gets an
+     * index entry so that the offsets after the damage stay reachable.
      *
-     * @return the position at which the walk stopped: {@code limit}, a zero length, or damage with no valid batch
-     *         after it.
+     * @return the position at which the walk stopped: {@code limit} (rounded up to the frame alignment when the last
+     *         frame's padding lies past it), or the start of damage with no valid batch after it.
      */
     int replay(
-        final int from, final int limit, final int indexIntervalBytes, final boolean addIndexEntries, final Crc32c crc)
+        final int from,
+        final int limit,
+        final int indexIntervalBytes,
+        final boolean addIndexEntries,
+        final Crc32c crc,
+        final boolean verifyCrc)
     {
         int position = from;
-        while (position + RecordBatchDescriptor.HEADER_LENGTH <= limit)
+        while (position < limit)
         {
-            final int status = RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE, null);
-            if (status != RecordBatch.VALID)
+            final int status = RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE,
+                verifyCrc ? crc : null);
+            if (status != RecordBatch.VALID ||
+                buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) != endOffset())
             {
-                if (buffer.getInt(position) == 0)
-                {
-                    break;
-                }
-                final int next = resync(buffer, position + RecordBatchDescriptor.FRAME_ALIGNMENT, limit, crc);
+                final int next = resync(buffer, position + RecordBatchDescriptor.FRAME_ALIGNMENT, limit, crc,
+                    endOffset());
                 damagedBatches++;
                 if (next < 0)
                 {
@@ -601,7 +607,7 @@ final class Segment
                 }
             }
             final int length = buffer.getInt(position);
-            final int frameLength = Math.min(RecordBatchDescriptor.frameLength(length), limit - position);
+            final int frameLength = RecordBatchDescriptor.frameLength(length);
             final long base = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
             final long next = base + buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
             final long batchMaxTimestamp = buffer.getLong(position + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
@@ -629,16 +635,22 @@ final class Segment
     }
 
     /**
+     * @param minBase the least base offset the batch may have (the end offset before the damage).
      * @return the first position at or after {@code from} (8-aligned) holding a batch that validates with its
-     *         CRC, or -1.
+     *         CRC and starts at or above {@code minBase}, or -1.
      */
-    static int resync(final org.agrona.DirectBuffer buffer, final int from, final int limit, final Crc32c crc)
+    static int resync(
+        final org.agrona.DirectBuffer buffer, final int from, final int limit, final Crc32c crc, final long minBase)
     {
         for (int position = (int)align(from, RecordBatchDescriptor.FRAME_ALIGNMENT);
             position + RecordBatchDescriptor.HEADER_LENGTH <= limit;
             position += RecordBatchDescriptor.FRAME_ALIGNMENT)
         {
-            if (RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE, crc) == RecordBatch.VALID)
+            final int length = buffer.getInt(position);
+            if (length >= RecordBatchDescriptor.HEADER_LENGTH && length <= limit - position &&
+                buffer.getByte(position + RecordBatchDescriptor.MAGIC_OFFSET) == RecordBatchDescriptor.MAGIC &&
+                buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) >= minBase &&
+                RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE, crc) == RecordBatch.VALID)
             {
                 return position;
             }
@@ -739,27 +751,68 @@ final class Segment
     }
 
     /**
+     * Find the batch holding an offset: from the index entry at or below it, walk the batch headers. A header that
+     * does not fit (length, record count, or a base offset that does not continue the previous batch), or a batch
+     * found to hold the offset whose records do not parse to its record count and length, is damage:
+     * the walk checks which batch is damaged by CRC (the one before may carry a wrong length) and resumes at the
+     * next batch that validates with its CRC, so damage hides only its own offsets.
+     *
      * @param targetOffset an offset of this segment.
      * @return position of the batch holding {@code targetOffset}, {@link #size()} if it is at or past the end,
-     *         or -1 when a damaged batch header on the way makes it impossible to tell.
+     *         or -1 when it lies in damaged bytes.
      */
     int positionOf(final long targetOffset)
     {
         final int limit = size();
-        int position = offsetIndex.lookup(targetOffset);
+        final int entry = offsetIndex.floorEntry(targetOffset);
+        int position = entry < 0 ? 0 : offsetIndex.positionAt(entry);
+        long expected = entry < 0 ? baseOffset : offsetIndex.offsetAt(entry);
+        int previous = -1;
+        long previousBase = expected;
         while (position < limit)
         {
-            final int length = buffer.getInt(position);
-            if (length < RecordBatchDescriptor.HEADER_LENGTH || length > limit - position)
+            final int length = limit - position >= RecordBatchDescriptor.HEADER_LENGTH ? buffer.getInt(position) : 0;
+            final int count = length > 0 ?
+                buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET) : 0;
+            final long base = length > 0 ? buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1;
+            final boolean damaged = length < RecordBatchDescriptor.HEADER_LENGTH || length > limit - position ||
+                count <= 0 || base != expected || (base + count > targetOffset &&
+                RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE, null) != RecordBatch.VALID);
+            if (damaged)
             {
-                return -1;
+                final Crc32c crc = new Crc32c(); // damage is rare: no per-reader state for it
+                int damagedAt = position;
+                long damagedFrom = expected;
+                if (previous >= 0 && RecordBatch.validate(buffer, previous, limit - previous, Integer.MAX_VALUE, crc) !=
+                    RecordBatch.VALID)
+                {
+                    damagedAt = previous;
+                    damagedFrom = previousBase;
+                }
+                final int next = resync(buffer, damagedAt + RecordBatchDescriptor.FRAME_ALIGNMENT, limit, crc,
+                    damagedFrom);
+                if (next < 0)
+                {
+                    return -1;
+                }
+                final long nextBase = buffer.getLong(next + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+                if (targetOffset < nextBase)
+                {
+                    return -1;
+                }
+                position = next;
+                expected = nextBase;
+                previous = -1;
+                continue;
             }
-            final long next = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) +
-                buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+            final long next = base + count;
             if (next > targetOffset)
             {
                 return position;
             }
+            previous = position;
+            previousBase = base;
+            expected = next;
             position += RecordBatchDescriptor.frameLength(length);
         }
         return limit;

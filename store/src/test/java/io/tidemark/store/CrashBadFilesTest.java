@@ -1,6 +1,5 @@
 package io.tidemark.store;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -182,15 +181,9 @@ class CrashBadFilesTest
                 "truncated to half", "truncated mid-entry", "64 KiB garbage appended", "missing" };
             for (int i = 0; i < damages.length; i++)
             {
-                if (active && clean && names[i].endsWith("appended"))
-                {
-                    continue; // an oversized index of the active segment of a clean log: a bug, disabled test below
-                }
                 cases.add(new Case(prefix + names[i], clean, damages[i]));
             }
-            if (!active || !clean)
             {
-                // Oversized: the active segment of a clean log is a bug (see the disabled test below).
                 cases.add(new Case(prefix + "extended with zeros to 1 MiB", clean, (h, r) ->
                 {
                     CrashFiles.cut(index(h, active, offsetIndex), 1 << 20);
@@ -261,9 +254,7 @@ class CrashBadFilesTest
             {
                 Files.delete(h.dir().resolve(LogCheckpoint.FILE_NAME));
                 Files.createDirectory(h.dir().resolve(LogCheckpoint.FILE_NAME));
-                // Typed, but the message names only the directory: see the disabled test below.
-                return refused(h.dir().getFileName().toString(), StorageErrorCode.IO_ERROR,
-                    StorageErrorCode.CORRUPT_LOG);
+                return refused(LogCheckpoint.FILE_NAME, StorageErrorCode.IO_ERROR, StorageErrorCode.CORRUPT_LOG);
             }));
 
             // Segment file names.
@@ -422,9 +413,7 @@ class CrashBadFilesTest
         {
             Files.delete(h.dir().resolve(LogDirectory.META_FILE));
             Files.createDirectory(h.dir().resolve(LogDirectory.META_FILE));
-            // Typed, but the message names only the directory: see the disabled test below.
-            return refused(h.dir().getFileName().toString(), StorageErrorCode.IO_ERROR,
-                StorageErrorCode.NOT_A_LOG_DIRECTORY);
+            return refused(LogDirectory.META_FILE, StorageErrorCode.IO_ERROR, StorageErrorCode.NOT_A_LOG_DIRECTORY);
         }));
         cases.add(new Case(".lock is a directory", true, (h, r) ->
         {
@@ -667,14 +656,9 @@ class CrashBadFilesTest
     }
 
     // ------------------------------------------------------------------------------------------------------------
-    // Store bugs found by the table, one reproduction each.
+    // Store bugs the table found (fixed), one reproduction each.
     // ------------------------------------------------------------------------------------------------------------
 
-    @Disabled("BUG: LogLoader.loadTrustedActive() takes the entry count of the active segment's index files from " +
-        "their length (trustedEntries) without bounding it by maxIndexEntries, and IndexFile.openForAppend() maps " +
-        "only maxEntries; an index longer than the configuration allows (segment.index.bytes or segment.bytes " +
-        "lowered between runs, or a zero-extended file) then makes OffsetIndex.check()/IndexFile.truncateEntries() " +
-        "throw IndexOutOfBoundsException out of Log.open (int overflow of the byte count for a file over 2 GiB)")
     @Test
     void anActiveSegmentIndexLargerThanTheConfigurationAllowsIsRebuilt() throws IOException
     {
@@ -736,11 +720,6 @@ class CrashBadFilesTest
         }
     }
 
-    @Disabled("BUG: LogLoader.loadTrustedActive()/recover() accept an active segment whose file ends below the " +
-        "recovery point (cut short at a batch boundary, or mid-batch: INCOMPLETE is a torn tail even below the " +
-        "recovery point): the log reopens with its end and recovery point silently lowered, records below the " +
-        "checkpointed recovery point gone and their offsets handed out again, where the same damage to a sealed " +
-        "segment is refused with CORRUPT_LOG")
     @Test
     void anActiveSegmentCutShortBelowTheRecoveryPointIsNotSilentlyAccepted() throws IOException
     {
@@ -766,9 +745,6 @@ class CrashBadFilesTest
         }
     }
 
-    @Disabled("BUG: see CrashBitFlipTest.aDamagedHeaderHidesNoIntactBatch: an absurd batch length in a trusted " +
-        "segment hides the intact batches after it up to the next index entry; at the end of the log it is " +
-        "truncated although below the recovery point (CrashBitFlipTest.aDamagedLastBatchBelowTheRecoveryPoint...)")
     @Test
     void anAbsurdBatchLengthBelowTheRecoveryPointHidesNothingElse() throws IOException
     {
@@ -804,10 +780,6 @@ class CrashBadFilesTest
         assertTrue(failures.isEmpty(), String.join("\n", failures));
     }
 
-    @Disabled("BUG: CheckpointFile.read() reads the whole file (Files.readAllBytes) before checking its length, so " +
-        "an oversized log.checkpoint or log.meta makes Log.open throw OutOfMemoryError (immediately for a file over " +
-        "2 GiB, by exhausting the heap for a large one) instead of treating the checkpoint as CORRUPT or refusing " +
-        "the directory with NOT_A_LOG_DIRECTORY")
     @Test
     void anOversizedCheckpointOrMetaFileIsNotReadWhole() throws IOException
     {
@@ -838,10 +810,6 @@ class CrashBadFilesTest
         assertTrue(failures.isEmpty(), String.join("\n", failures));
     }
 
-    @Disabled("BUG (diagnostics): a log.checkpoint that cannot be read gives 'IO_ERROR: failed to open log <dir>' " +
-        "with the bare cause 'Is a directory', and an unreadable log.meta gives 'IO_ERROR: cannot lock log " +
-        "directory <dir>' (LogDirectory.open wraps every IOException of the meta check as a lock failure): neither " +
-        "names the file at fault")
     @Test
     void unreadableCheckpointAndMetaFilesAreNamedInTheError() throws IOException
     {

@@ -1,7 +1,6 @@
 package io.tidemark.store;
 
 import org.junit.jupiter.api.Assumptions;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -133,7 +132,7 @@ class CrashDiskFullTest
 
         if (killWhileFull)
         {
-            // Reopening while the disk is still full is a bug (see the disabled test below): free space first.
+            // Free space first: reopening while the disk is still full is reopeningAKilledLogWhileTheDiskIsStillFull...
             Files.deleteIfExists(filler);
         }
 
@@ -227,10 +226,6 @@ class CrashDiskFullTest
         return lines.subList(Math.max(0, lines.size() - 10), lines.size());
     }
 
-    @Disabled("BUG: reopening a killed log while its tmpfs is still full dies in LogLoader.recover(): it maps the " +
-        "pre-sized sparse active segment and reads it to the end (lastNonZero), and a read fault on a tmpfs hole " +
-        "must allocate a page, so the full file system answers with SIGBUS (InternalError 'a fault occurred in a " +
-        "recent unsafe memory access operation', or a JVM crash) instead of an open or a typed STORAGE_SPACE")
     @Test
     void reopeningAKilledLogWhileTheDiskIsStillFullOpensOrRefusesTyped() throws Exception
     {
@@ -263,11 +258,6 @@ class CrashDiskFullTest
         }
     }
 
-    @Disabled("BUG: a roll that fails for lack of space leaves the new segment's files behind: Log.roll0() -> " +
-        "Segment.openActive() creates <logEnd>.log (and .index) and its failure path closes them without deleting " +
-        "them; a smaller batch that still fits then goes into the old segment, the log end passes the stray file's " +
-        "base offset, and the next open (even after a clean close) is refused: CORRUPT_LOG 'offsets [end, base) " +
-        "below the recovery point are missing'")
     @Test
     void aRollThatFailsForLackOfSpaceLeavesNoStraySegmentBehind() throws Exception
     {

@@ -1,6 +1,5 @@
 package io.tidemark.store;
 
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -296,7 +295,7 @@ class CrashPowerLossTest
         final int dataEnd = Math.max(scan.dataEnd(), durable);
         // The store only ever gives a segment file an 8-aligned size (pre-sized to segment.bytes, trimmed to its
         // frames) and mapped writes do not change it, so a power loss leaves sizes on that grid. A file cut off the
-        // grid is a bad file, and a bug: see aFileCutInsideTheLastFramesPaddingRecoversToAnAlignedEnd.
+        // grid is aFileCutInsideTheLastFramesPaddingRecoversToAnAlignedEnd.
         final long cutAt = Math.max(durable, RecordBatchDescriptor.FRAME_ALIGNMENT * ((random.nextInt(5) > 0 ||
             length <= dataEnd ? durable + (long)(random.nextDouble() * (dataEnd - durable + 1)) :
             dataEnd + (long)(random.nextDouble() * (length - dataEnd))) / RecordBatchDescriptor.FRAME_ALIGNMENT));
@@ -466,10 +465,6 @@ class CrashPowerLossTest
         }
     }
 
-    @Disabled("BUG: Log.forceSegmentsAndCheckpoint() starts at floorIndex(segments, recoveryPoint), so a segment " +
-        "sealed when the recovery point already equals its end offset (always, with flush.interval.messages=1) is " +
-        "never flushed again: its file is never trimmed and its index files are never trimmed nor forced, although " +
-        "recovery trusts sealed segments below the recovery point (Segment.flush)")
     @Test
     void everySealedSegmentBelowTheRecoveryPointIsTrimmedAndItsIndexesForced() throws IOException
     {
@@ -498,10 +493,6 @@ class CrashPowerLossTest
         }
     }
 
-    @Disabled("BUG: LogLoader.recover() (and Segment.replay()) step over a batch with min(frameLength, bytes left), " +
-        "so a segment file cut inside the zero padding of its last batch recovers with an unaligned size; the " +
-        "next append is written at that unaligned position, off the 8-byte frame grid every header walk relies " +
-        "on, and after a clean close and reopen those flushed records are unreadable or truncated")
     @Test
     void aFileCutInsideTheLastFramesPaddingRecoversToAnAlignedEnd() throws IOException
     {
