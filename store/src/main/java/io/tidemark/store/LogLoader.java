@@ -24,12 +24,15 @@ import java.util.stream.Stream;
  *   <li>Delete segments wholly below the log start offset.</li>
  *   <li>Segments below the one holding the recovery point (all of them after a clean shutdown) are trusted:
  *       their indexes are sanity-checked (and rebuilt if they fail) and only their tail after the last index
- *       entry is walked, to find the end offset.</li>
- *   <li>From the segment holding the recovery point on, every batch is re-validated: length, magic, record
- *       structure, CRC32C, offset continuity, non-decreasing leader epoch. Batches wholly below the recovery point
- *       are flushed data and are kept even if damaged (a read of a damaged one fails with CORRUPT_BATCH). At the
- *       first invalid batch at or above the recovery point the log is truncated and every later segment deleted.
- *       The indexes of these segments are rebuilt.</li>
+ *       entry is walked, CRC-checked, to find the end offset.</li>
+ *   <li>From the segment holding the recovery point on, every batch is re-validated through positional reads
+ *       (never a mapping: see {@link FileWindow}): length, magic, record structure, CRC32C, offset continuity,
+ *       non-decreasing leader epoch. At the first invalid batch at or above the recovery point the log is
+ *       truncated and every later segment deleted. The indexes of these segments are rebuilt.</li>
+ *   <li>Flushed data (below the recovery point) is never truncated. Damaged bytes there are kept in place (a read
+ *       of them fails with CORRUPT_BATCH) and the walk resumes at the next batch that validates with its CRC;
+ *       damage at the end of the data keeps its offsets up to the recovery point. Missing flushed data (a file cut
+ *       short, a missing segment, a log ending below the recovery point) refuses the open with CORRUPT_LOG.</li>
  * </ol>
  * Single use, on the opening thread.
  */

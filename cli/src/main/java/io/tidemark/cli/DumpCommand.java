@@ -1,0 +1,318 @@
+package io.tidemark.cli;
+
+import io.tidemark.store.LogInspector;
+import io.tidemark.store.RecordBatch;
+import io.tidemark.store.RecordView;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code tidemark dump}: batches and records of a segment or a whole log, and optionally its indexes. */
+@Command(
+    name = "dump",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Print the batches of a segment file or of every segment of a log directory, with their position, " +
+            "offsets, leader epoch, timestamps, producer fields and CRC status, and their records.",
+        "Reads the files without taking the lock and changes nothing: it works on the log of a running process.",
+        "Exit code: 0 when every batch (and with --index every index entry) checks out, 1 when damage was shown, " +
+            "3 when the path is missing or not a log."},
+    sortOptions = false)
+final class DumpCommand implements Callable<Integer>
+{
+    @Spec
+    CommandSpec spec;
+
+    @Parameters(index = "0", paramLabel = "<segment or log dir>",
+        description = "A log directory, or one of its .log, .index or .timeindex files.")
+    Path path;
+
+    @Option(names = "--index", description = "Also print the offset and time index entries and check each one " +
+        "against the batches.")
+    boolean index;
+
+    @Option(names = "--no-records", negatable = false, description = "Print batches only, not their records.")
+    boolean noRecords;
+
+    @Option(names = "--max-value-bytes", paramLabel = "N", defaultValue = "64",
+        description = "Show at most N bytes of each key and value (default: ${DEFAULT-VALUE}).")
+    int maxValueBytes;
+
+    @Option(names = "--from-offset", paramLabel = "OFFSET",
+        description = "Skip batches that end before this offset.")
+    Long fromOffset;
+
+    @Option(names = "--max-batches", paramLabel = "N", description = "Stop after N batches (per segment).")
+    Integer maxBatches;
+
+    @Override
+    public Integer call()
+    {
+        if (maxValueBytes < 0)
+        {
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--max-value-bytes must be >= 0");
+        }
+        final PrintWriter out = spec.commandLine().getOut();
+        final Path dir = Inspect.directoryOf(path);
+        final LogInspector inspector = LogInspector.open(dir);
+        List<LogInspector.SegmentInfo> segments = inspector.segments();
+        boolean showIndex = index;
+        if (!dir.equals(path))
+        {
+            final LogInspector.SegmentInfo segment = inspector.segmentOf(path);
+            if (null == segment)
+            {
+                throw new CliException(ExitCodes.IO, path + " is not a segment file of " + dir +
+                    " (expected <20-digit base offset>.log, .index or .timeindex with its .log beside it)");
+            }
+            segments = List.of(segment);
+            showIndex |= !path.getFileName().toString().endsWith(".log");
+        }
+        out.println("Log directory " + dir.toAbsolutePath().normalize());
+        Inspect.describeState(inspector, out);
+
+        final Totals totals = new Totals();
+        for (final LogInspector.SegmentInfo segment : segments)
+        {
+            dumpSegment(inspector, segment, showIndex, out, totals);
+        }
+        out.println("Summary: " + segments.size() + " segment(s), " + totals.batches + " valid batch(es), " +
+            totals.records + " record(s), " + totals.damaged + " damaged batch(es)" +
+            (totals.garbage > 0 ? ", " + totals.garbage + " segment(s) with bytes after the data" : "") +
+            (showIndex ? ", " + totals.indexMismatches + " index mismatch(es)" : ""));
+        out.flush();
+        return totals.damaged + totals.garbage + totals.indexMismatches == 0 ? ExitCodes.OK : ExitCodes.CORRUPT;
+    }
+
+    private static final class Totals
+    {
+        long batches;
+        long records;
+        long damaged;
+        long garbage;
+        long indexMismatches;
+    }
+
+    private void dumpSegment(
+        final LogInspector inspector,
+        final LogInspector.SegmentInfo segment,
+        final boolean showIndex,
+        final PrintWriter out,
+        final Totals totals)
+    {
+        out.println("Segment " + segment.log().getFileName() + " (base offset " + segment.baseOffset() + ", " +
+            segment.fileSize() + " bytes)");
+        final Map<Integer, Long> batchAt = new HashMap<>();
+        final List<long[]> boundaries = new ArrayList<>(); // base, next, running max timestamp
+        final long[] runningMax = {Long.MIN_VALUE};
+        final int[] shown = {0};
+        final LogInspector.ScanResult result = inspector.walk(segment, (info, batch) ->
+        {
+            if (info.valid())
+            {
+                batchAt.put(info.position(), info.baseOffset());
+                runningMax[0] = Math.max(runningMax[0], info.maxTimestamp());
+                boundaries.add(new long[] {info.baseOffset(), info.nextOffset(), runningMax[0]});
+                totals.batches++;
+                totals.records += info.recordCount();
+            }
+            else
+            {
+                totals.damaged++;
+            }
+            if (info.valid() && null != fromOffset && info.nextOffset() <= fromOffset)
+            {
+                return true;
+            }
+            if (null != maxBatches && shown[0] >= maxBatches)
+            {
+                return true;
+            }
+            shown[0]++;
+            printBatch(info, batch, out);
+            return true;
+        });
+        if (result.stopStatus() == RecordBatch.INCOMPLETE && result.damagedBatches() == 0 ||
+            result.stopPosition() >= result.fileSize())
+        {
+            out.println("  end of data at position " + result.stopPosition() + " (file size " + result.fileSize() +
+                "), next offset " + (result.nextOffset() < 0 ? segment.baseOffset() : result.nextOffset()));
+        }
+        else
+        {
+            out.println("  no valid batch after position " + result.stopPosition() + " (file size " +
+                result.fileSize() + ")");
+        }
+        if (result.dataEnd() > result.stopPosition())
+        {
+            totals.garbage++;
+            out.println("  ! " + (result.dataEnd() - result.stopPosition()) + " non-zero byte(s) after position " +
+                result.stopPosition() + " (up to " + result.dataEnd() + "): a torn write or garbage");
+        }
+        if (showIndex)
+        {
+            totals.indexMismatches += dumpOffsetIndex(inspector.offsetIndex(segment), batchAt, out);
+            totals.indexMismatches += dumpTimeIndex(inspector.timeIndex(segment), boundaries,
+                result.nextOffset() < 0 ? segment.baseOffset() : result.nextOffset(), segment.baseOffset(), out);
+        }
+    }
+
+    private void printBatch(final LogInspector.BatchInfo info, final RecordBatch batch, final PrintWriter out)
+    {
+        if (!info.valid())
+        {
+            out.println("  position=" + info.position() + " length=" + info.length() + " DAMAGED: " +
+                info.describeStatus() + " (header as read: baseOffset=" + info.baseOffset() + " records=" +
+                info.recordCount() + " epoch=" + info.leaderEpoch() + " crc=" + hex(info.crc()) + ")");
+            return;
+        }
+        out.println("  position=" + info.position() + " offsets=" + info.baseOffset() + ".." +
+            (info.nextOffset() - 1) + " records=" + info.recordCount() + " length=" + info.length() +
+            " epoch=" + info.leaderEpoch() + " firstTimestamp=" + Formats.timestamp(info.firstTimestamp()) +
+            " maxTimestamp=" + Formats.timestamp(info.maxTimestamp()) +
+            (info.producerId() >= 0 ? " producerId=" + info.producerId() + " producerEpoch=" + info.producerEpoch() +
+            " baseSequence=" + info.baseSequence() : "") + " crc=" + hex(info.crc()) + " valid");
+        if (!noRecords)
+        {
+            batch.forEachRecord((RecordView record) -> out.println("    offset=" + record.offset() + " timestamp=" +
+                Formats.timestamp(record.timestamp()) + " key=" +
+                Formats.display(record.buffer(), record.keyOffset(), record.keyLength(), maxValueBytes) + " value=" +
+                Formats.display(record.buffer(), record.valueOffset(), record.valueLength(), maxValueBytes) +
+                (record.headersLength() > 0 ? " headers=" + headers(record) : "")));
+        }
+    }
+
+    private String headers(final RecordView record)
+    {
+        final StringBuilder text = new StringBuilder("{");
+        final io.tidemark.store.HeadersDecoder headers = record.headers();
+        while (headers.next())
+        {
+            if (text.length() > 1)
+            {
+                text.append(", ");
+            }
+            text.append(Formats.escape(headers.key())).append('=').append(
+                Formats.display(headers.buffer(), headers.valueOffset(), headers.valueLength(), maxValueBytes));
+        }
+        return text.append('}').toString();
+    }
+
+    private static int dumpOffsetIndex(
+        final LogInspector.IndexContent index, final Map<Integer, Long> batchAt, final PrintWriter out)
+    {
+        final String name = index.file().getFileName().toString();
+        if (!index.exists())
+        {
+            out.println("  offset index " + name + ": MISSING");
+            return 1;
+        }
+        out.println("  offset index " + name + ": " + index.entries() + " entr" + (index.entries() == 1 ? "y" : "ies") +
+            (index.zeroSlots() > 0 ? " (+" + index.zeroSlots() + " empty pre-allocated slots)" : "") +
+            (index.wholeEntries() ? "" : " MISMATCH: " + index.fileSize() + " bytes is not a whole number of " +
+            LogInspector.OFFSET_INDEX_ENTRY_LENGTH + "-byte entries"));
+        int mismatches = index.wholeEntries() ? 0 : 1;
+        for (int i = 0; i < index.entries(); i++)
+        {
+            final long offset = index.offsets()[i];
+            final long position = index.values()[i];
+            final Long at = position >= 0 && position <= Integer.MAX_VALUE ? batchAt.get((int)position) : null;
+            final String check;
+            if (i > 0 && (offset <= index.offsets()[i - 1] || position <= index.values()[i - 1]))
+            {
+                check = "MISMATCH: out of order";
+            }
+            else if (null == at)
+            {
+                check = "MISMATCH: no valid batch starts at position " + position;
+            }
+            else if (at != offset)
+            {
+                check = "MISMATCH: the batch at position " + position + " starts at offset " + at;
+            }
+            else
+            {
+                check = "ok";
+            }
+            mismatches += check.equals("ok") ? 0 : 1;
+            out.println("    entry " + i + ": offset " + offset + " -> position " + position + "  " + check);
+        }
+        return mismatches;
+    }
+
+    private static int dumpTimeIndex(
+        final LogInspector.IndexContent index,
+        final List<long[]> boundaries,
+        final long endOffset,
+        final long baseOffset,
+        final PrintWriter out)
+    {
+        final String name = index.file().getFileName().toString();
+        if (!index.exists())
+        {
+            out.println("  time index " + name + ": MISSING");
+            return 1;
+        }
+        out.println("  time index " + name + ": " + index.entries() + " entr" + (index.entries() == 1 ? "y" : "ies") +
+            (index.zeroSlots() > 0 ? " (+" + index.zeroSlots() + " empty pre-allocated slots)" : "") +
+            (index.wholeEntries() ? "" : " MISMATCH: " + index.fileSize() + " bytes is not a whole number of " +
+            LogInspector.TIME_INDEX_ENTRY_LENGTH + "-byte entries"));
+        int mismatches = index.wholeEntries() ? 0 : 1;
+        for (int i = 0; i < index.entries(); i++)
+        {
+            final long timestamp = index.values()[i];
+            final long offset = index.offsets()[i];
+            long maxBefore = Long.MIN_VALUE;
+            boolean boundary = offset == endOffset || offset == baseOffset;
+            for (final long[] b : boundaries)
+            {
+                if (b[1] <= offset)
+                {
+                    maxBefore = b[2];
+                }
+                boundary |= b[0] == offset;
+            }
+            final String check;
+            if (i > 0 && (offset <= index.offsets()[i - 1] || timestamp <= index.values()[i - 1]))
+            {
+                check = "MISMATCH: out of order";
+            }
+            else if (offset > endOffset)
+            {
+                check = "MISMATCH: beyond the segment's end offset " + endOffset;
+            }
+            else if (!boundary)
+            {
+                check = "MISMATCH: offset " + offset + " is not a batch boundary";
+            }
+            else if (maxBefore > timestamp)
+            {
+                check = "MISMATCH: a record below offset " + offset + " has timestamp " +
+                    Formats.timestamp(maxBefore);
+            }
+            else
+            {
+                check = "ok";
+            }
+            mismatches += check.equals("ok") ? 0 : 1;
+            out.println("    entry " + i + ": timestamp " + Formats.timestamp(timestamp) + " -> offset " + offset +
+                "  " + check);
+        }
+        return mismatches;
+    }
+
+    private static String hex(final int crc)
+    {
+        return String.format("0x%08x", crc);
+    }
+}
