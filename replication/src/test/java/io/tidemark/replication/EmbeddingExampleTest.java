@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The README's "embedding a replicated topic" example, verbatim between the markers, compiled and run. */
 class EmbeddingExampleTest
@@ -39,17 +40,29 @@ class EmbeddingExampleTest
             {
                 CompletableFuture<Long> f = inFlight.remove(correlationId);
                 if (error == ReplicationError.NONE) f.complete(offset);
+                else if (error.retriable()) f.complete(-1L);          // e.g. a leader change: send again
                 else f.completeExceptionally(new IllegalStateException(error.name()));
             });
 
             TopicPartition tp = new TopicPartition("orders", 0);
             UnsafeBuffer key = new UnsafeBuffer("order-42".getBytes());
             UnsafeBuffer value = new UnsafeBuffer("BUY 100 XYZ @ 9.99".getBytes());
-            CompletableFuture<Long> acked = new CompletableFuture<>();
-            inFlight.put(1L, acked);
-            ReplicationError queued = cluster.produce(session, tp, 1L, Acks.ALL, 5_000,
-                key, 0, key.capacity(), value, 0, value.capacity());      // non-blocking; NONE = queued
-            long offset = acked.get(5, TimeUnit.SECONDS);                 // committed on every in-sync replica
+            long offset = -1;
+            for (long correlationId = 1; offset < 0; correlationId++)
+            {
+                CompletableFuture<Long> acked = new CompletableFuture<>();
+                inFlight.put(correlationId, acked);
+                ReplicationError queued = cluster.produce(session, tp, correlationId, Acks.ALL, 5_000,
+                    key, 0, key.capacity(), value, 0, value.capacity());  // non-blocking; NONE = queued
+                if (queued != ReplicationError.NONE)                      // not queued (no leader yet, back-pressured)
+                {
+                    inFlight.remove(correlationId);
+                    if (!queued.retriable()) throw new IllegalStateException(queued.name());
+                    Thread.sleep(10);
+                    continue;
+                }
+                offset = acked.get(5, TimeUnit.SECONDS);                  // committed on every in-sync replica, or -1
+            }
 
             try (PartitionReader reader = cluster.openReader(tp))          // reads stop at the high watermark
             {
@@ -57,8 +70,7 @@ class EmbeddingExampleTest
                 reader.poll(record -> consumed.add(record.valueAsString()), 100);
             }
             // README-EXAMPLE-END
-            assertEquals(ReplicationError.NONE, queued);
-            assertEquals(0, offset);
+            assertTrue(offset >= 0); // 0, or higher after a retry (an append the ISR lost stays in the leader log)
         }
         assertEquals(List.of("BUY 100 XYZ @ 9.99"), consumed);
     }
