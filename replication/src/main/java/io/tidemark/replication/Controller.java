@@ -242,8 +242,13 @@ public final class Controller implements Agent
             if (null != session && session.alive &&
                 (session.incarnation == heartbeat.incarnation() || session.incarnation == -1))
             {
+                final boolean adopted = session.incarnation == -1;
                 session.incarnation = heartbeat.incarnation();
                 session.lastHeartbeatMs = clock.time();
+                if (adopted)
+                {
+                    electWhereLeaderless(heartbeat.hostId());
+                }
                 if (heartbeat.stateDigest() != digestOf(heartbeat.hostId()))
                 {
                     resendStates(heartbeat.hostId());
@@ -313,6 +318,26 @@ public final class Controller implements Agent
             channel.toHost(hostId, new ControlMessage.PartitionUpdate(current));
         }
         publish();
+    }
+
+    /**
+     * A host this controller learned of by its heartbeat (a grace session adopted after a failover) may be what a
+     * leaderless partition waited for: no registration will come to trigger the election.
+     */
+    private void electWhereLeaderless(final int hostId)
+    {
+        boolean changed = false;
+        for (final PartitionState state : store.all())
+        {
+            if (state.assigned(hostId) && state.leader() == PartitionState.NO_LEADER)
+            {
+                changed |= elect(state) != state;
+            }
+        }
+        if (changed)
+        {
+            publish();
+        }
     }
 
     private void hostDied(final int hostId)
