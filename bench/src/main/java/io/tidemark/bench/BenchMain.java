@@ -32,11 +32,14 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code tidemark-bench}: runs the store's JMH benchmarks and writes a report to
- * {@code perf-results/<yyyy-MM-dd>_<git short sha>/} (JMH JSON, {@code summary.md}, {@code env.txt}).
+ * {@code tidemark-bench}: the TPS/latency harness and the JMH microbenchmarks; every command writes a report to
+ * {@code perf-results/<yyyy-MM-dd>_<git short sha>/} and updates {@code perf-results/README.md}.
  * <pre>
- *   java -jar bench/target/tidemark-bench.jar quick                 # ~1-3 minutes, the one to start with
- *   java -jar bench/target/tidemark-bench.jar jmh -f 3 -wi 5 -i 10  # full run, any JMH options
+ *   java -jar bench/target/tidemark-bench.jar quick                 # the matrix in reduced form, ~2 minutes
+ *   java -jar bench/target/tidemark-bench.jar full                  # the full matrix, ~20 minutes
+ *   java -jar bench/target/tidemark-bench.jar run --acks all --partitions 4 --load open --rate 50000
+ *   java -jar bench/target/tidemark-bench.jar jmh-quick             # JMH, short (~5 minutes)
+ *   java -jar bench/target/tidemark-bench.jar jmh -f 3 -wi 5 -i 10  # JMH, any JMH options
  *   java -jar bench/target/tidemark-bench.jar jmh -h                # JMH's own options
  * </pre>
  */
@@ -44,13 +47,16 @@ import java.util.concurrent.Callable;
     name = "tidemark-bench",
     mixinStandardHelpOptions = true,
     version = "tidemark-bench 0.1.0-SNAPSHOT (JMH 1.37)",
-    description = "Runs Tidemark's JMH benchmarks and writes a report to " +
-        "<results-dir>/<yyyy-MM-dd>_<git short sha or 'nogit'>/: jmh-result.json, summary.md, env.txt.",
-    subcommands = {BenchMain.Quick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
+    description = "Runs Tidemark's benchmarks and writes a report to " +
+        "<results-dir>/<yyyy-MM-dd>_<git short sha or 'nogit'>/ (summary.md, env.txt, and summary.json, .hgrm files " +
+        "and charts for the harness, jmh-result.json for JMH), then indexes it in <results-dir>/README.md.",
+    subcommands = {HarnessCommands.Quick.class, HarnessCommands.Full.class, HarnessCommands.Run.class,
+        BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
 public final class BenchMain implements Callable<Integer>
 {
-    /** Every benchmark of the store. */
-    public static final String STORE_BENCHMARKS = "io\\.tidemark\\.bench\\.jmh\\..*";
+    /** Every JMH benchmark: the store's, the replication's and those in the store and replication packages. */
+    public static final String STORE_BENCHMARKS =
+        "io\\.tidemark\\.(bench\\.jmh|store|replication)\\.[A-Za-z]+Benchmark\\..*";
 
     @Spec
     CommandSpec spec;
@@ -60,6 +66,12 @@ public final class BenchMain implements Callable<Integer>
      */
     public static void main(final String[] args)
     {
+        System.setProperty("java.awt.headless", "true");
+        if (null == System.getProperty("java.util.logging.config.file"))
+        {
+            // Expected events (a killed host's session expiring) are logged at INFO; keep the console for the bar.
+            java.util.logging.Logger.getLogger("").setLevel(java.util.logging.Level.WARNING);
+        }
         System.exit(commandLine().execute(args));
     }
 
@@ -72,7 +84,8 @@ public final class BenchMain implements Callable<Integer>
     @Override
     public Integer call()
     {
-        throw new ParameterException(spec.commandLine(), "Missing subcommand: quick (start here) or jmh");
+        throw new ParameterException(spec.commandLine(),
+            "Missing subcommand: quick (start here), full, run, jmh-quick or jmh");
     }
 
     /** Options shared by the subcommands. */
@@ -84,13 +97,13 @@ public final class BenchMain implements Callable<Integer>
         Path resultsDir;
     }
 
-    /** The short run a newcomer starts with. */
+    /** A short JMH run of every microbenchmark. */
     @Command(
-        name = "quick",
+        name = "jmh-quick",
         mixinStandardHelpOptions = true,
-        description = "Short JMH run of the store benchmarks with the GC profiler: 1 fork, 2 warmup and 3 " +
-            "measurement iterations of 1 s each; about 1-3 minutes on 2 cores.")
-    static final class Quick implements Callable<Integer>
+        description = "Short JMH run of the microbenchmarks with the GC profiler: 1 fork, 2 warmup and 3 " +
+            "measurement iterations of 1 s each; about 5 minutes on 2 cores.")
+    static final class JmhQuick implements Callable<Integer>
     {
         @Spec
         CommandSpec spec;

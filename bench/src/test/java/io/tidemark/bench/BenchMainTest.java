@@ -40,8 +40,10 @@ class BenchMainTest
     void helpListsSubcommands()
     {
         assertEquals(0, execute("--help"));
-        assertTrue(out.toString().contains("quick"), out.toString());
-        assertTrue(out.toString().contains("jmh"), out.toString());
+        for (final String command : List.of("quick", "full", "run", "jmh-quick", "jmh"))
+        {
+            assertTrue(out.toString().contains(command), out.toString());
+        }
     }
 
     @Test
@@ -55,7 +57,17 @@ class BenchMainTest
     void quickHelpDescribesTheRun()
     {
         assertEquals(0, execute("quick", "--help"));
-        assertTrue(out.toString().contains("--results-dir"), out.toString());
+        for (final String option : List.of("--results-dir", "--sweeps", "--warmup", "--duration", "--runs",
+            "--size", "--batch", "--in-flight", "--producers", "--partitions", "--min-insync", "--threading",
+            "--rates", "--failover-runs", "--no-peer", "--peer-jdk", "--jmh"))
+        {
+            assertTrue(out.toString().contains(option), option + " in\n" + out);
+        }
+        assertEquals(0, execute("run", "--help"));
+        for (final String option : List.of("--load", "--rate", "--acks", "--replicas", "--flush", "--kill-leader"))
+        {
+            assertTrue(out.toString().contains(option), option + " in\n" + out);
+        }
     }
 
     @Test
@@ -79,9 +91,22 @@ class BenchMainTest
         final String listed = captureStdout(() -> assertEquals(0, execute("jmh", "-l")));
         for (final String name : List.of("StoreAppendBenchmark.append", "StoreAppendBenchmark.claimAndCommit",
             "StoreReadBenchmark.sequentialPoll", "StoreReadBenchmark.randomLookup",
-            "ConcurrentAppendBenchmark.lockingAppender", "ConcurrentAppendBenchmark.ringBufferAppender"))
+            "ConcurrentAppendBenchmark.lockingAppender", "ConcurrentAppendBenchmark.ringBufferAppender",
+            "ReplicationLatencyBenchmark.produceAndAwaitAck", "RingBufferTransportBenchmark.sendAndPoll",
+            "RingBufferTransportBenchmark.handOff"))
         {
             assertTrue(listed.contains("io.tidemark.bench.jmh." + name), name + " not in\n" + listed);
+        }
+        assertTrue(listed.contains("io.tidemark.store.IndexLookupBenchmark.offsetIndexLookup"), listed);
+        assertTrue(listed.contains("io.tidemark.store.IndexLookupBenchmark.timeIndexLookup"), listed);
+        assertTrue(listed.contains("io.tidemark.replication.HighWatermarkBenchmark.leaderRule"), listed);
+        assertTrue(listed.contains("io.tidemark.replication.HighWatermarkBenchmark.contended"), listed);
+        for (final String name : listed.split("\\R"))
+        {
+            if (name.contains("Benchmark."))
+            {
+                assertTrue(name.trim().matches(BenchMain.STORE_BENCHMARKS), "quick's default include misses " + name);
+            }
         }
     }
 
@@ -117,10 +142,10 @@ class BenchMainTest
      * iteration, GC profiler on; then the report. Asserts on the files, never on timings.
      */
     @Test
-    void quickRunInProcessWritesTheReport() throws Exception
+    void jmhQuickRunInProcessWritesTheReport() throws Exception
     {
         final Path results = tmp.resolve("perf-results");
-        final int exitCode = execute("quick", "--results-dir", results.toString(),
+        final int exitCode = execute("jmh-quick", "--results-dir", results.toString(),
             "--include", "io\\.tidemark\\.bench\\.jmh\\.StoreAppendBenchmark\\.append$", "-p", "valueSize=100",
             "--forks", "0", "--warmup-iterations", "0", "--iterations", "1", "--time", "100ms");
 
@@ -139,6 +164,44 @@ class BenchMainTest
         assertTrue(Files.readString(runDir.resolve(PerfRun.ENV_FILE), StandardCharsets.UTF_8).contains("cpu.model:"));
         assertTrue(out.toString().contains("Report: " + runDir.resolve(PerfRun.SUMMARY_FILE).toAbsolutePath()),
             out.toString());
+    }
+
+    /**
+     * The harness end to end, shortened: two sweeps, 150 ms windows, one run, no JIT warm-up, no leader kill, no
+     * peer (PeerRunnerTest forks the peers). Asserts on the files and the verification, never on timings.
+     */
+    @Test
+    void harnessQuickWritesTheReportAndTheIndex() throws Exception
+    {
+        final Path results = tmp.resolve("perf-results");
+        final int exitCode = execute("quick", "--results-dir", results.toString(), "--work-dir",
+            tmp.resolve("work").toString(), "--sweeps", "acks,latency", "--rates", "2000", "--warmup", "50ms",
+            "--duration", "150ms", "--runs", "1", "--jit-warmup", "0", "--failover-runs", "0", "--no-peer",
+            "--batch", "8", "--segment-bytes", "8388608");
+        assertEquals(0, exitCode, err.toString() + out);
+        final Path runDir;
+        try (Stream<Path> dirs = Files.list(results))
+        {
+            runDir = dirs.filter(Files::isDirectory).findFirst().orElseThrow();
+        }
+        final String summary = Files.readString(runDir.resolve(PerfRun.SUMMARY_FILE), StandardCharsets.UTF_8);
+        assertTrue(summary.contains("Every acknowledged record verified in the log: **yes**"), summary);
+        assertTrue(summary.contains("### Acks (RF=3, closed loop)"), summary);
+        assertTrue(summary.contains("| all @ 2k/s |"), summary);
+        assertTrue(Files.exists(runDir.resolve("summary.json")));
+        assertTrue(Files.exists(runDir.resolve("charts").resolve("tps-by-acks.png")));
+        assertTrue(Files.exists(runDir.resolve("open-2k_p1_rf3_acks-all_isr1_100B_t1_flush-none_b1.hgrm")));
+        assertTrue(Files.readString(results.resolve("README.md"), StandardCharsets.UTF_8)
+            .contains(runDir.getFileName().toString()));
+        assertTrue(out.toString().contains("Report: " + runDir.resolve(PerfRun.SUMMARY_FILE).toAbsolutePath()),
+            out.toString());
+    }
+
+    @Test
+    void unknownSweepIsAUsageError()
+    {
+        assertEquals(2, execute("quick", "--sweeps", "nope"));
+        assertTrue(err.toString().contains("unknown sweep 'nope'"), err.toString());
     }
 
     private static String captureStdout(final Runnable action)

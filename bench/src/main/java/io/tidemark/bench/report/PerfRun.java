@@ -173,6 +173,51 @@ public final class PerfRun
     }
 
     /**
+     * @return the run's facts so far: date (start to now), git, command, load averages at the start and now.
+     */
+    public Map<String, String> facts()
+    {
+        final ZonedDateTime now = ZonedDateTime.now();
+        final Map<String, String> facts = new LinkedHashMap<>();
+        facts.put("date", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(started.withNano(0)) + " to " +
+            DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(now.withNano(0)));
+        facts.put("git", gitSha + (gitDirty ? " (work tree has uncommitted changes)" : ""));
+        facts.put("command", command);
+        facts.put("loadavg.start", loadAtStart);
+        facts.put("loadavg.end", Environment.loadAverage());
+        return facts;
+    }
+
+    /**
+     * Write {@value #ENV_FILE} for a harness run.
+     *
+     * @param facts         the run's facts ({@link #facts()}), listed first.
+     * @param forkedJvmArgs JVM arguments of forked JVMs (peers), one entry per distinct set.
+     * @param extra         further facts (threading, settings), listed after the machine.
+     * @return the facts plus a one-line "machine" description.
+     */
+    public Map<String, String> writeEnvironment(final Map<String, String> facts, final List<String> forkedJvmArgs,
+        final Map<String, String> extra) throws IOException
+    {
+        final Map<String, String> env = Environment.describe(facts, forkedJvmArgs);
+        env.putAll(extra);
+        env.put("note", "other processes (builds and test runs of other work) shared this machine during the " +
+            "run: see loadavg.start and loadavg.end; with 2 CPUs a load above 2 means the benchmark threads " +
+            "competed for the CPUs");
+        Files.writeString(envFile(), Environment.format(env), StandardCharsets.UTF_8);
+        final Map<String, String> out = new LinkedHashMap<>(facts);
+        out.put("machine", machine(env));
+        return out;
+    }
+
+    private static String machine(final Map<String, String> env)
+    {
+        return env.get("cpu.model") + ", " + env.get("cpu.available.to.jvm") + " CPUs, " +
+            env.get("memory.total").replaceFirst(" \\(.*", "") + " RAM, JDK " + env.get("jdk.version") +
+            ", " + env.get("os") + " (details in " + ENV_FILE + ")";
+    }
+
+    /**
      * Write {@value #SUMMARY_FILE} from the JMH result (if the run produced one) and {@value #ENV_FILE}.
      *
      * @param defaultForkedJvmArgs the JVM arguments the run gave its forks, recorded when the result does not
