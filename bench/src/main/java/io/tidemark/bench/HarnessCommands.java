@@ -180,8 +180,14 @@ final class HarnessCommands
         Integer peerRuns;
 
         @Option(names = "--peer-jdk", paramLabel = "JAVA_HOME",
-            description = "Also try Chronicle Queue on this JDK (repeatable), with the same single flag.")
+            description = "Also run Chronicle Queue on this JDK (repeatable), with the same flags.")
         List<Path> peerJdks = new ArrayList<>();
+
+        @Option(names = "--chronicle-strict",
+            description = "Give Chronicle Queue's JVM only Tidemark's one flag (--add-exports " +
+                "java.base/jdk.internal.misc=ALL-UNNAMED) instead of the --add-exports/--add-opens flags Chronicle " +
+                "documents for Java 17; on Java 17+ it then cannot map its files and the report says so.")
+        boolean chronicleStrict;
     }
 
     /** The README's main command. */
@@ -328,7 +334,7 @@ final class HarnessCommands
                 inFlight, rate, threading, !"backoff".equalsIgnoreCase(idle));
             final Harness.Plan plan = new Harness.Plan(
                 killLeader ? List.of() : List.of(new Matrix.Entry(scenario, List.of())), warmupMs, durationMs, runs,
-                0, killLeader ? runs : 0, scenario, List.of(), 0, 0, 0, 1, 1, List.of());
+                0, killLeader ? runs : 0, scenario, List.of(), 0, 0, 0, 1, 1, List.of(), false);
             final Map<String, String> settings = new LinkedHashMap<>();
             settings.put("Scenario", scenario.describe());
             settings.put("Timing", warmupMs + " ms warm-up, " + durationMs + " ms measured, " + runs + " runs");
@@ -376,7 +382,7 @@ final class HarnessCommands
             or(o.globalWarmupMs, profile.globalWarmupMs()), failoverRuns, failover, peerSizes,
             or(o.peerWarmupMs, profile.peerWarmupMs()), or(o.peerThroughputMs, profile.peerThroughputMs()),
             or(o.peerLatencyMs, profile.peerLatencyMs()), o.peerRate,
-            null == o.peerRuns ? profile.peerRuns() : o.peerRuns, o.peerJdks);
+            null == o.peerRuns ? profile.peerRuns() : o.peerRuns, o.peerJdks, o.chronicleStrict);
 
         final Map<String, String> settings = new LinkedHashMap<>();
         settings.put("Scenario runs", String.format(Locale.ROOT, "%d scenarios x %d runs, each %d ms warm-up + %d ms " +

@@ -37,7 +37,8 @@ public final class Harness
      * @param peerLatencyMs   each peer latency phase.
      * @param peerRate        records/s of the peer latency phases.
      * @param peerRuns        JVMs per peer and size.
-     * @param extraPeerJdks   further JDK homes on which Chronicle Queue is tried (the flag rule applies there too).
+     * @param extraPeerJdks   further JDK homes on which Chronicle Queue is tried (with the same flags).
+     * @param chronicleStrict Chronicle Queue's JVM gets only Tidemark's one flag, not the flags Chronicle documents.
      */
     public record Plan(
         List<Matrix.Entry> entries,
@@ -53,7 +54,8 @@ public final class Harness
         long peerLatencyMs,
         long peerRate,
         int peerRuns,
-        List<Path> extraPeerJdks)
+        List<Path> extraPeerJdks,
+        boolean chronicleStrict)
     {
         /** @return planned seconds of measured work, for the progress bar. */
         public double plannedSeconds()
@@ -176,7 +178,7 @@ public final class Harness
 
     private PeerComparison peers(final Plan plan) throws InterruptedException
     {
-        final PeerRunner runner = new PeerRunner(workDir);
+        final PeerRunner runner = new PeerRunner(workDir, plan.chronicleStrict());
         final List<PeerResult> results = new ArrayList<>();
         final Path java = PeerRunner.currentJava();
         for (int r = 0; r < plan.peerRuns(); r++)

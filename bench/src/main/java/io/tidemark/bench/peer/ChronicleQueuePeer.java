@@ -13,9 +13,9 @@ import java.util.function.LongConsumer;
 /**
  * Chronicle Queue (open-source edition) with its defaults (daily roll cycle, binary wire, page-cache durability),
  * one excerpt per record written in place through {@code writingDocument()}; the tailer reads with
- * {@code readingDocument()}. Loaded only in a forked peer JVM; on Java 17+ its memory mapping needs
- * {@code --add-opens}, which Tidemark never passes, so there it fails at {@link #open} and the failure is what the
- * report records.
+ * {@code readingDocument()}. Loaded only in a forked peer JVM; on Java 17+ its memory mapping needs the
+ * {@code --add-opens} flags of {@link io.tidemark.bench.JvmFlags#CHRONICLE_QUEUE_JVM_ARGS}, which only this peer's
+ * JVM gets; without them it fails at {@link #open} and the failure is what the report records.
  */
 final class ChronicleQueuePeer implements Peer
 {
@@ -52,6 +52,9 @@ final class ChronicleQueuePeer implements Peer
     public Tailer openTailer()
     {
         final ExcerptTailer tailer = queue.createTailer().toEnd();
+        // Created here, polled by the tailer thread, closed here after that thread is joined: one thread at a time,
+        // ordered by Thread.start and Thread.join, which Chronicle's owner-thread check cannot see.
+        tailer.singleThreadedCheckDisabled(true);
         return new Tailer()
         {
             @Override

@@ -14,26 +14,32 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Runs a {@link PeerMain} in a forked JVM: {@code <java> --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp
- * <this JVM's class path> io.tidemark.bench.peer.PeerMain ...}: the one flag Tidemark allows and nothing else, the
- * same for every peer. Each peer gets a JVM of its own (no JIT profile or heap state shared).
+ * <this JVM's class path> io.tidemark.bench.peer.PeerMain ...}: the one flag Tidemark allows. The Chronicle Queue
+ * peer's JVM (Chronicle code only) also gets the flags Chronicle documents for Java 17
+ * ({@link JvmFlags#CHRONICLE_QUEUE_JVM_ARGS}) unless the runner is strict. Each peer gets a JVM of its own (no JIT
+ * profile or heap state shared).
  */
 public final class PeerRunner
 {
     private final Path workDir;
     private final String classPath;
+    private final boolean chronicleStrict;
 
     /**
-     * @param workDir where the peers' temporary directories go.
+     * @param workDir         where the peers' temporary directories go.
+     * @param chronicleStrict run Chronicle Queue with Tidemark's one flag only (on Java 17+ it then cannot map its
+     *                        files, and the failure is the result).
      */
-    public PeerRunner(final Path workDir)
+    public PeerRunner(final Path workDir, final boolean chronicleStrict)
     {
-        this(workDir, System.getProperty("java.class.path"));
+        this(workDir, System.getProperty("java.class.path"), chronicleStrict);
     }
 
-    PeerRunner(final Path workDir, final String classPath)
+    PeerRunner(final Path workDir, final String classPath, final boolean chronicleStrict)
     {
         this.workDir = workDir;
         this.classPath = classPath;
+        this.chronicleStrict = chronicleStrict;
     }
 
     /**
@@ -67,6 +73,10 @@ public final class PeerRunner
         final List<String> command = new ArrayList<>();
         command.add(java.toString());
         command.addAll(JvmFlags.FORKED_JVM_ARGS);
+        if (PeerMain.CHRONICLE.equals(peer) && !chronicleStrict)
+        {
+            command.addAll(JvmFlags.CHRONICLE_QUEUE_JVM_ARGS);
+        }
         command.add("-cp");
         command.add(classPath);
         command.add(PeerMain.class.getName());

@@ -38,14 +38,25 @@ class PeerRunnerTest
     }
 
     @Test
-    void forkedJvmsGetOnlyTheAllowedFlag() throws Exception
+    void tidemarkJvmsGetOnlyTheAllowedFlagAndChronicleItsDocumentedOnes() throws Exception
     {
-        final PeerRunner runner = new PeerRunner(tmp);
-        final List<String> command = runner.command(PeerRunner.currentJava(), PeerMain.CHRONICLE, 100, 1, 2, 3, 4,
-            tmp.resolve("out"));
-        assertEquals(JvmFlags.FORKED_JVM_ARGS, command.subList(1, 3));
-        assertFalse(String.join(" ", command).contains("add-opens"));
-        assertEquals(PeerMain.class.getName(), command.get(5));
+        final PeerRunner runner = new PeerRunner(tmp, false);
+        for (final String peer : List.of(PeerMain.TIDEMARK, PeerMain.RAW_COPY))
+        {
+            final List<String> command = runner.command(PeerRunner.currentJava(), peer, 100, 1, 2, 3, 4,
+                tmp.resolve("out"));
+            assertEquals(JvmFlags.FORKED_JVM_ARGS, command.subList(1, 3));
+            assertFalse(String.join(" ", command).contains("add-opens"), peer);
+            assertEquals(PeerMain.class.getName(), command.get(5));
+        }
+        final List<String> chronicleCommand = runner.command(PeerRunner.currentJava(), PeerMain.CHRONICLE, 100, 1, 2,
+            3, 4, tmp.resolve("out"));
+        assertEquals(JvmFlags.FORKED_JVM_ARGS, chronicleCommand.subList(1, 3));
+        assertEquals(JvmFlags.CHRONICLE_QUEUE_JVM_ARGS,
+            chronicleCommand.subList(3, 3 + JvmFlags.CHRONICLE_QUEUE_JVM_ARGS.size()));
+        final List<String> strict = new PeerRunner(tmp, true).command(PeerRunner.currentJava(), PeerMain.CHRONICLE,
+            100, 1, 2, 3, 4, tmp.resolve("out"));
+        assertFalse(String.join(" ", strict).contains("add-opens"));
 
         final PeerResult tidemark = runner.run(PeerRunner.currentJava(), PeerMain.TIDEMARK, 100, 20, 50, 50, 20_000);
         assertTrue(tidemark.ok(), tidemark.failure());
@@ -53,18 +64,20 @@ class PeerRunnerTest
         assertNotNull(tidemark.tailerLatency());
         assertTrue(tidemark.jvmArgs().contains("jdk.internal.misc"), tidemark.jvmArgs());
 
-        // Chronicle Queue runs or fails in its own JVM; either way the result is well formed.
+        // With its documented flags Chronicle Queue runs, its tailer included.
         final PeerResult chronicle = runner.run(PeerRunner.currentJava(), PeerMain.CHRONICLE, 100, 20, 50, 50,
             20_000);
-        if (chronicle.ok())
-        {
-            assertTrue(chronicle.appendRecordsPerSecond() > 0);
-        }
-        else
-        {
-            assertFalse(chronicle.failure().isBlank());
-            assertFalse(chronicle.failureSummary().isBlank());
-        }
+        assertTrue(chronicle.ok(), chronicle.failure());
+        assertTrue(chronicle.appendRecordsPerSecond() > 0);
+        assertNotNull(chronicle.tailerLatency());
+        assertEquals(1_000, chronicle.tailerLatency().getTotalCount());
+
+        // Strict, it fails to map its files in its own JVM, and the result says why.
+        final PeerResult strictChronicle = new PeerRunner(tmp, true).run(PeerRunner.currentJava(),
+            PeerMain.CHRONICLE, 100, 20, 50, 50, 20_000);
+        assertFalse(strictChronicle.ok());
+        assertTrue(strictChronicle.failure().contains("IllegalAccess"), strictChronicle.failure());
+        assertFalse(strictChronicle.failureSummary().isBlank());
     }
 
     @Test

@@ -142,7 +142,7 @@ class HarnessReportTest
         assertTrue(md.contains("## Targets"), md);
         assertTrue(md.contains("### Acks (RF=3, closed loop)"), md);
         assertTrue(md.contains("### Partitions (acks=all, RF=3, closed loop)"), md);
-        assertTrue(md.contains("### Chronicle Queue: not measurable under the project's flag rule"), md);
+        assertTrue(md.contains("### Peers that did not run"), md);
         assertTrue(md.contains("Caused by: java.lang.IllegalAccessException: nope"), md);
         assertTrue(md.contains("## Leader failover"), md);
         assertTrue(md.contains("| 1 | 0 | 1 | 640.0 ms |"), md);
