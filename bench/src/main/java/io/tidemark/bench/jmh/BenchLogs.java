@@ -6,11 +6,8 @@ import org.agrona.BufferUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 
 /**
  * What the store benchmarks share: a temporary log directory per trial and a log configuration that keeps a long
@@ -79,29 +76,6 @@ final class BenchLogs
     /** Delete a directory tree (best effort: a benchmark must not fail in its teardown because of leftovers). */
     static void deleteRecursively(final Path dir)
     {
-        if (null == dir || !Files.exists(dir))
-        {
-            return;
-        }
-        try (Stream<Path> paths = Files.walk(dir))
-        {
-            paths.sorted(Comparator.reverseOrder()).forEach(BenchLogs::deleteQuietly);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("could not delete " + dir, ex);
-        }
-    }
-
-    private static void deleteQuietly(final Path path)
-    {
-        try
-        {
-            Files.deleteIfExists(path);
-        }
-        catch (final IOException ex)
-        {
-            System.err.println("tidemark-bench: could not delete " + path + ": " + ex);
-        }
+        io.tidemark.bench.harness.TempDirs.deleteRecursively(dir);
     }
 }
