@@ -74,10 +74,12 @@ public final class ReplicationCluster implements AutoCloseable
     }
 
     /**
-     * Start a cluster over a given transport (fault simulation: a transport that delays, drops, duplicates and
-     * reorders messages).
+     * Start a cluster over a given transport: another process-level transport (Aeron, module {@code aeron}), or
+     * for fault simulation a transport that delays, drops, duplicates and reorders messages. The cluster calls
+     * {@link Transport#hostUp} and {@link Transport#hostDown} as its hosts start and stop; it does not close the
+     * transport.
      */
-    static ReplicationCluster start(final Path root, final int hostCount, final ReplicationContext ctx,
+    public static ReplicationCluster start(final Path root, final int hostCount, final ReplicationContext ctx,
         final Transport transport)
     {
         return new ReplicationCluster(root, hostCount, ctx, transport);
