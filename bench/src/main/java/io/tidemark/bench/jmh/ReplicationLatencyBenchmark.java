@@ -1,5 +1,7 @@
 package io.tidemark.bench.jmh;
 
+import io.tidemark.aeron.AeronMedia;
+import io.tidemark.aeron.AeronTransport;
 import io.tidemark.bench.JvmFlags;
 import io.tidemark.replication.Acks;
 import io.tidemark.replication.ReplicationCluster;
@@ -7,6 +9,7 @@ import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.LogContext;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.openjdk.jmh.annotations.Benchmark;
@@ -38,6 +41,10 @@ import java.util.concurrent.TimeUnit;
  * Threading: {@code SHARED} runs every agent (controller, three hosts, their fetchers and logs) on one busy-spinning
  * thread, which with the benchmark thread fills this 2-core machine exactly; {@code PER_HOST} gives each host its
  * own thread (more threads than cores here, so they back off and park).
+ * <p>
+ * Transport: {@code RINGS} is the in-process Agrona ring-buffer transport; {@code AERON_IPC} carries the same fetch
+ * messages over Aeron IPC through an embedded media driver (one more thread, backing off when idle), as hosts in
+ * separate processes of one machine would exchange them.
  */
 @BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
@@ -55,7 +62,13 @@ public class ReplicationLatencyBenchmark
     @Param({"SHARED", "PER_HOST"})
     public String threading;
 
+    /** Transport between the hosts. */
+    @Param({"RINGS", "AERON_IPC"})
+    public String transport;
+
     private Path dir;
+    private AeronMedia media;
+    private AeronTransport aeronTransport;
     private ReplicationCluster cluster;
     private TopicPartition partition;
     private int session;
@@ -71,13 +84,23 @@ public class ReplicationLatencyBenchmark
         dir = BenchLogs.createTempDir("replication");
         value = BenchLogs.value(100);
         final ReplicationContext.ThreadingMode mode = ReplicationContext.ThreadingMode.valueOf(threading);
-        cluster = ReplicationCluster.start(dir, 3, new ReplicationContext()
+        final ReplicationContext ctx = new ReplicationContext()
             .threadingMode(mode)
             .idleStrategySupplier(mode == ReplicationContext.ThreadingMode.SHARED ?
                 BusySpinIdleStrategy::new : new ReplicationContext().idleStrategySupplier())
             .logContextFactory((logDir) -> new LogContext().logDir(logDir).segmentBytes(BenchLogs.SEGMENT_BYTES)
                 .retentionBytes(BenchLogs.RETENTION_BYTES)
-                .retentionCheckIntervalMs(BenchLogs.RETENTION_CHECK_INTERVAL_MS)));
+                .retentionCheckIntervalMs(BenchLogs.RETENTION_CHECK_INTERVAL_MS));
+        if ("AERON_IPC".equals(transport))
+        {
+            media = AeronMedia.launchEmbedded(dir.resolve("aeron"));
+            aeronTransport = new AeronTransport(media.aeron(), false, 3, AeronTransport.ipc());
+            cluster = ReplicationCluster.start(dir.resolve("data"), 3, ctx, aeronTransport);
+        }
+        else
+        {
+            cluster = ReplicationCluster.start(dir, 3, ctx);
+        }
         cluster.createTopic("latency", 1, 3);
         if (!cluster.awaitLeaders("latency", 10_000))
         {
@@ -99,6 +122,7 @@ public class ReplicationLatencyBenchmark
     public void stop()
     {
         cluster.close();
+        CloseHelper.closeAll(aeronTransport, media);
         BenchLogs.deleteRecursively(dir);
         if (failures > 0)
         {
