@@ -1,13 +1,8 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.CheckpointFile;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochClock;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -18,7 +13,7 @@ import java.util.function.Consumer;
 
 /**
  * The controller of one JVM's replica hosts: stores partition state durably with compare-and-set versioning
- * ({@link PartitionStateStore}), tracks host liveness by heartbeat sessions, elects leaders from the ISR (first
+ * ({@link ControllerStore}), tracks host liveness by heartbeat sessions, elects leaders from the ISR (first
  * live member in AR order; an out-of-sync replica only with {@code unclean.leader.election.enable}), applies ISR
  * changes requested by leaders (fenced by leader epoch and version), and tells hosts every change.
  * <p>
@@ -31,14 +26,13 @@ public final class Controller implements Agent
     private final ReplicationContext ctx;
     private final EpochClock clock;
     private final ControlChannel channel;
-    private final PartitionStateStore store;
+    private final ControllerStore store;
     private final Map<Integer, Session> sessions = new HashMap<>();
     private Session[] sessionArray = new Session[0];
     private final Consumer<ControlMessage> handler = this::onMessage;
     private final System.Logger logger = System.getLogger(Controller.class.getName());
     private volatile PartitionState[] snapshot;
     private long uncleanElections;
-    private final Path producerIdFile;
     private long nextProducerId = -1;
     private long producerIdLimit = -1;
     private long lastDutyCycleMs;
@@ -68,17 +62,28 @@ public final class Controller implements Agent
     }
 
     /**
-     * @param dir     where partition state is stored; existing state is loaded (controller failover).
+     * @param dir     where partition state is stored ({@link FileControllerStore}); existing state is loaded
+     *                (controller failover).
      * @param ctx     replication configuration.
      * @param channel queues to and from the hosts.
      */
     public Controller(final Path dir, final ReplicationContext ctx, final ControlChannel channel)
     {
+        this(new FileControllerStore(dir), ctx, channel);
+    }
+
+    /**
+     * @param store   where partition state is stored; its content is loaded (controller failover). The
+     *                controller does not close it.
+     * @param ctx     replication configuration.
+     * @param channel queues to and from the hosts.
+     */
+    public Controller(final ControllerStore store, final ReplicationContext ctx, final ControlChannel channel)
+    {
         this.ctx = ctx.conclude();
         this.clock = ctx.epochClock();
         this.channel = channel;
-        this.store = new PartitionStateStore(dir);
-        this.producerIdFile = dir.resolve("producer-ids");
+        this.store = store;
         for (final PartitionState state : store.all())
         {
             expectHosts(state.assignedReplicas(), false);
@@ -122,38 +127,21 @@ public final class Controller implements Agent
     }
 
     /**
-     * @return a producer id never handed out before by this controller directory. Ids are reserved durably in
+     * @return a producer id never handed out before by a controller over this store. Ids are reserved durably in
      *         blocks of 1000, so a restart skips at most the rest of a block.
      */
     public synchronized long allocateProducerId()
     {
         if (nextProducerId < 0 || nextProducerId >= producerIdLimit)
         {
-            try
-            {
-                final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET +
-                    12).order(ByteOrder.LITTLE_ENDIAN);
-                long reservedUpTo = 0;
-                if (CheckpointFile.read(producerIdFile, PRODUCER_ID_MAGIC, in) ==
-                    CheckpointFile.Status.OK)
-                {
-                    reservedUpTo = in.getLong(CheckpointFile.FIELDS_OFFSET);
-                }
-                final ByteBuffer out = CheckpointFile.allocate(PRODUCER_ID_MAGIC, 8);
-                out.putLong(CheckpointFile.FIELDS_OFFSET, reservedUpTo + 1000);
-                CheckpointFile.write(producerIdFile, out);
-                nextProducerId = Math.max(nextProducerId, reservedUpTo);
-                producerIdLimit = reservedUpTo + 1000;
-            }
-            catch (final IOException ex)
-            {
-                throw new UncheckedIOException("cannot reserve producer ids in " + producerIdFile, ex);
-            }
+            final long first = store.reserveProducerIds(PRODUCER_ID_BLOCK);
+            nextProducerId = Math.max(nextProducerId, first);
+            producerIdLimit = first + PRODUCER_ID_BLOCK;
         }
         return nextProducerId++;
     }
 
-    private static final int PRODUCER_ID_MAGIC = 0x44494D54;
+    private static final int PRODUCER_ID_BLOCK = 1000;
 
     /** @return unclean elections performed (each may have lost committed data). */
     public synchronized long uncleanElections()

@@ -35,6 +35,7 @@ public final class ReplicationCluster implements AutoCloseable
     private final Transport transport;
     private final ControlChannel channel;
     private volatile Controller controller;
+    private ControllerStore controllerStore;
     private final AgentScheduler scheduler;
     private final ProducerSessions sessions = new ProducerSessions();
     private final ErrorHandler errorHandler;
@@ -53,7 +54,8 @@ public final class ReplicationCluster implements AutoCloseable
         this.transport = null != customTransport ? customTransport :
             new InProcessTransport(hostCount, ctx.transportRequestRingBytes(), ctx.transportResponseRingBytes());
         this.channel = new ControlChannel(hostCount);
-        this.controller = new Controller(root.resolve("controller"), ctx, channel);
+        this.controllerStore = this.ctx.controllerStoreFactory().apply(root.resolve("controller"));
+        this.controller = new Controller(controllerStore, this.ctx, channel);
         this.scheduler = new AgentScheduler(ctx.threadingMode(), ctx.idleStrategySupplier(), errorHandler);
         this.hosts = new java.util.concurrent.atomic.AtomicReferenceArray<>(hostCount);
         this.incarnations = new long[hostCount];
@@ -391,7 +393,9 @@ public final class ReplicationCluster implements AutoCloseable
     public synchronized void restartController()
     {
         scheduler.stop("controller");
-        controller = new Controller(root.resolve("controller"), ctx, channel);
+        controllerStore.close();
+        controllerStore = ctx.controllerStoreFactory().apply(root.resolve("controller"));
+        controller = new Controller(controllerStore, ctx, channel);
         scheduler.start("controller", List.of(controller));
     }
 
@@ -450,5 +454,6 @@ public final class ReplicationCluster implements AutoCloseable
             }
         }
         scheduler.close();
+        controllerStore.close();
     }
 }

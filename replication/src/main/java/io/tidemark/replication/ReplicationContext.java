@@ -93,6 +93,7 @@ public final class ReplicationContext
     private Supplier<IdleStrategy> idleStrategySupplier = () -> new BackoffIdleStrategy(100, 10, 1_000, 100_000);
     private ErrorHandler errorHandler;
     private Function<Path, LogContext> logContextFactory = (dir) -> new LogContext().logDir(dir);
+    private Function<Path, ControllerStore> controllerStoreFactory = FileControllerStore::new;
     private java.util.function.IntFunction<String> bootIdSupplier = (host) -> linuxBootId();
     private boolean concluded;
 
@@ -496,5 +497,26 @@ public final class ReplicationContext
     public Function<Path, LogContext> logContextFactory()
     {
         return logContextFactory;
+    }
+
+    /**
+     * Where the controller keeps its durable state: given the cluster's controller directory, a store. The default
+     * is a {@link FileControllerStore} in that directory; a ZooKeeper store (module {@code zookeeper}) lets
+     * controllers on several machines share it. A controller failover opens a new store.
+     *
+     * @param factory the factory.
+     * @return this
+     */
+    public ReplicationContext controllerStoreFactory(final Function<Path, ControllerStore> factory)
+    {
+        checkNotConcluded();
+        this.controllerStoreFactory = java.util.Objects.requireNonNull(factory, "controllerStoreFactory");
+        return this;
+    }
+
+    /** @return see {@link #controllerStoreFactory(Function)}. */
+    public Function<Path, ControllerStore> controllerStoreFactory()
+    {
+        return controllerStoreFactory;
     }
 }

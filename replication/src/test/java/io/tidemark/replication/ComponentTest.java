@@ -156,13 +156,13 @@ class ComponentTest
     @Test
     void partitionStateChangesOnlyByCompareAndSetAndSurviveControllerFailover()
     {
-        final PartitionStateStore store = new PartitionStateStore(dir.resolve("ctl"));
+        final FileControllerStore store = new FileControllerStore(dir.resolve("ctl"));
         store.create(state(0, 0, 0, 0, 1, 2));
         assertNull(store.compareAndSet(5, state(6, 0, 0, 0, 1)), "wrong expected version");
         assertNull(store.compareAndSet(0, state(2, 0, 0, 0, 1)), "the new version must be expected + 1");
         assertNotNull(store.compareAndSet(0, state(1, 0, 0, 0, 1)));
         assertNull(store.compareAndSet(0, state(1, 1, 1, 1)), "a second writer at the same version loses");
-        final PartitionStateStore failedOver = new PartitionStateStore(dir.resolve("ctl"));
+        final FileControllerStore failedOver = new FileControllerStore(dir.resolve("ctl"));
         assertEquals(state(1, 0, 0, 0, 1), failedOver.get(0));
     }
 

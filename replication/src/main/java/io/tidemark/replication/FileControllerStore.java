@@ -6,7 +6,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -14,11 +13,12 @@ import java.util.List;
 import java.util.stream.Stream;
 
 /**
- * The controller's durable partition state: one file per partition, {@code partition-<id>.state}, replaced
- * atomically on every change and only by compare-and-set on the version. A new controller instance over the same
- * directory (controller failover) reads back exactly what the last one committed.
+ * The controller's durable state in a directory, for controllers of one JVM: one file per partition,
+ * {@code partition-<id>.state}, replaced atomically on every change and only by compare-and-set on the version, and
+ * the producer id reservations in {@code producer-ids}. A new controller instance over the same directory
+ * (controller failover) reads back exactly what the last one committed.
  * <pre>
- *  partition-&lt;id&gt;.state (framing: CheckpointFile, magic 'TMPS')
+ *  partition-&lt;id&gt;.state (framing: CheckpointFile, magic 'TMPS'; fields: PartitionStateCodec)
  *  +---------------------------------------------------------------+
  *  |                      Magic, Version (8 bytes)                ...  0
  *  +---------------------------------------------------------------+
@@ -35,16 +35,23 @@ import java.util.stream.Stream;
  * </pre>
  * Not thread-safe: the controller serializes access.
  */
-final class PartitionStateStore
+public final class FileControllerStore implements ControllerStore
 {
     static final int MAGIC = 0x53504D54;
-    private static final int FIXED = 40;
+    private static final int PRODUCER_ID_MAGIC = 0x44494D54;
 
     private final Path dir;
+    private final Path producerIdFile;
     private final List<PartitionState> states = new ArrayList<>();
 
-    PartitionStateStore(final Path dir)
+    /**
+     * Open (creating it if needed) the controller state in {@code dir}.
+     *
+     * @param dir the directory.
+     */
+    public FileControllerStore(final Path dir)
     {
+        this.producerIdFile = dir.resolve("producer-ids");
         this.dir = dir;
         try
         {
@@ -91,80 +98,15 @@ final class PartitionStateStore
         {
             throw new IllegalStateException("controller state file " + file + " is " + status);
         }
-        int at = CheckpointFile.FIELDS_OFFSET;
-        final int id = in.getInt(at);
-        final int number = in.getInt(at + 4);
-        final int leader = in.getInt(at + 8);
-        final int epoch = in.getInt(at + 12);
-        final int version = in.getInt(at + 16);
-        final int arCount = in.getInt(at + 20);
-        final int isrCount = in.getInt(at + 24);
-        final int topicLength = in.getInt(at + 28);
-        final int elrCount = in.getInt(at + 32);
-        final int recoveringCount = in.getInt(at + 36);
-        at += FIXED;
-        final byte[] topic = new byte[topicLength];
-        in.get(at, topic);
-        at += topicLength;
-        final int[] ar = new int[arCount];
-        for (int i = 0; i < arCount; i++, at += 4)
-        {
-            ar[i] = in.getInt(at);
-        }
-        final int[] isr = new int[isrCount];
-        for (int i = 0; i < isrCount; i++, at += 4)
-        {
-            isr[i] = in.getInt(at);
-        }
-        final int[] elr = new int[elrCount];
-        for (int i = 0; i < elrCount; i++, at += 4)
-        {
-            elr[i] = in.getInt(at);
-        }
-        final int[] recovering = new int[recoveringCount];
-        for (int i = 0; i < recoveringCount; i++, at += 4)
-        {
-            recovering[i] = in.getInt(at);
-        }
-        return new PartitionState(id, new TopicPartition(new String(topic, StandardCharsets.UTF_8), number), ar, isr,
-            elr, recovering, leader, epoch, version);
+        in.position(CheckpointFile.FIELDS_OFFSET);
+        return PartitionStateCodec.decode(in);
     }
 
     private void write(final PartitionState state)
     {
-        final byte[] topic = state.topicPartition().topic().getBytes(StandardCharsets.UTF_8);
-        final ByteBuffer out = CheckpointFile.allocate(MAGIC,
-            FIXED + topic.length + 4 * (state.assignedReplicas().length + state.isr().length +
-            state.eligible().length + state.recovering().length));
-        int at = CheckpointFile.FIELDS_OFFSET;
-        out.putInt(at, state.partitionId()).putInt(at + 4, state.topicPartition().partition())
-            .putInt(at + 8, state.leader()).putInt(at + 12, state.leaderEpoch()).putInt(at + 16, state.version())
-            .putInt(at + 20, state.assignedReplicas().length).putInt(at + 24, state.isr().length)
-            .putInt(at + 28, topic.length).putInt(at + 32, state.eligible().length)
-            .putInt(at + 36, state.recovering().length);
-        at += FIXED;
-        out.put(at, topic);
-        at += topic.length;
-        for (final int host : state.assignedReplicas())
-        {
-            out.putInt(at, host);
-            at += 4;
-        }
-        for (final int host : state.isr())
-        {
-            out.putInt(at, host);
-            at += 4;
-        }
-        for (final int host : state.eligible())
-        {
-            out.putInt(at, host);
-            at += 4;
-        }
-        for (final int host : state.recovering())
-        {
-            out.putInt(at, host);
-            at += 4;
-        }
+        final ByteBuffer out = CheckpointFile.allocate(MAGIC, PartitionStateCodec.encodedLength(state));
+        out.position(CheckpointFile.FIELDS_OFFSET);
+        PartitionStateCodec.encode(state, out);
         try
         {
             CheckpointFile.write(dir.resolve("partition-" + state.partitionId() + ".state"), out);
@@ -175,8 +117,8 @@ final class PartitionStateStore
         }
     }
 
-    /** Store a new partition (version 0). */
-    PartitionState create(final PartitionState state)
+    @Override
+    public PartitionState create(final PartitionState state)
     {
         if (state.partitionId() != states.size())
         {
@@ -187,12 +129,8 @@ final class PartitionStateStore
         return state;
     }
 
-    /**
-     * Replace a partition's state if its current version is {@code expectedVersion}.
-     *
-     * @return the stored state, or null when the version did not match (nothing written).
-     */
-    PartitionState compareAndSet(final int expectedVersion, final PartitionState next)
+    @Override
+    public PartitionState compareAndSet(final int expectedVersion, final PartitionState next)
     {
         final PartitionState current = states.get(next.partitionId());
         if (current.version() != expectedVersion || next.version() != expectedVersion + 1)
@@ -204,18 +142,48 @@ final class PartitionStateStore
         return next;
     }
 
-    PartitionState get(final int partitionId)
+    @Override
+    public PartitionState get(final int partitionId)
     {
         return partitionId >= 0 && partitionId < states.size() ? states.get(partitionId) : null;
     }
 
-    List<PartitionState> all()
+    @Override
+    public List<PartitionState> all()
     {
         return List.copyOf(states);
     }
 
-    int size()
+    @Override
+    public int size()
     {
         return states.size();
+    }
+
+    @Override
+    public long reserveProducerIds(final int count)
+    {
+        try
+        {
+            final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET + 12).order(ByteOrder.LITTLE_ENDIAN);
+            long reservedUpTo = 0;
+            if (CheckpointFile.read(producerIdFile, PRODUCER_ID_MAGIC, in) == CheckpointFile.Status.OK)
+            {
+                reservedUpTo = in.getLong(CheckpointFile.FIELDS_OFFSET);
+            }
+            final ByteBuffer out = CheckpointFile.allocate(PRODUCER_ID_MAGIC, 8);
+            out.putLong(CheckpointFile.FIELDS_OFFSET, reservedUpTo + count);
+            CheckpointFile.write(producerIdFile, out);
+            return reservedUpTo;
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot reserve producer ids in " + producerIdFile, ex);
+        }
+    }
+
+    @Override
+    public void close()
+    {
     }
 }

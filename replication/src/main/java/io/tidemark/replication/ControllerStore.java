@@ -1,0 +1,53 @@
+package io.tidemark.replication;
+
+import java.util.List;
+
+/**
+ * Where a controller keeps what must survive it: every partition's state (AR, ISR, eligible and recovering
+ * replicas, leader, leader epoch, version), changed only by compare-and-set on the version, and the producer ids
+ * handed out. A controller that takes over (failover) opens the same store and continues from what the last one
+ * committed. {@link FileControllerStore} keeps it in a directory (controllers of one JVM); a ZooKeeper store
+ * (module {@code zookeeper}) keeps it in znodes for controllers on several machines.
+ * <p>
+ * Not thread-safe: the controller serializes access. Failures to reach the storage are unchecked exceptions; the
+ * controller does not apply a change its store did not confirm.
+ */
+public interface ControllerStore extends AutoCloseable
+{
+    /**
+     * Store a new partition at version 0.
+     *
+     * @param state its state; partition ids are dense, so its id is {@link #size()}.
+     * @return the stored state.
+     * @throws IllegalStateException when the id is not the next one, or another controller created it first.
+     */
+    PartitionState create(PartitionState state);
+
+    /**
+     * Replace a partition's state if its stored version is {@code expectedVersion}; {@code next} carries
+     * {@code expectedVersion + 1}.
+     *
+     * @return the stored state, or null when the version did not match (nothing written).
+     */
+    PartitionState compareAndSet(int expectedVersion, PartitionState next);
+
+    /** @return the partition's state as last read or written by this store, or null when there is no such id. */
+    PartitionState get(int partitionId);
+
+    /** @return every partition's state, by id. */
+    List<PartitionState> all();
+
+    /** @return the number of partitions. */
+    int size();
+
+    /**
+     * Reserve {@code count} producer ids durably: no store over the same storage returns them again.
+     *
+     * @return the first id of the block.
+     */
+    long reserveProducerIds(int count);
+
+    /** Release the store's resources (the storage keeps its content). */
+    @Override
+    void close();
+}
