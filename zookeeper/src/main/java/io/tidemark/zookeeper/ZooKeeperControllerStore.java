@@ -1,0 +1,347 @@
+package io.tidemark.zookeeper;
+
+import io.tidemark.replication.ControllerStore;
+import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.PartitionStateCodec;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.ExponentialBackoffRetry;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The controller's durable state in ZooKeeper, through Apache Curator, so that controllers on several machines share
+ * it. Under a root path:
+ * <pre>
+ *  &lt;root&gt;/partitions/&lt;id&gt;   one znode per partition; data: {@link PartitionStateCodec}; the znode's version
+ *                              is the state's version
+ *  &lt;root&gt;/producer-ids       8 bytes, little-endian: the first producer id not yet reserved
+ * </pre>
+ * Every change is a compare-and-set on the znode's version ({@code setData().withVersion(expected)}), so a
+ * controller working from an old view of a partition, even one that does not know it has been replaced, cannot
+ * overwrite what a newer one wrote: its write fails, the store re-reads the partition, and the controller decides
+ * again. Producer ids are reserved by compare-and-set on their znode, so two controllers never hand out the same
+ * one.
+ * <p>
+ * Reads come from the store's copy, loaded when it opens and refreshed on every lost compare-and-set. Not
+ * thread-safe (the controller serializes access). Failures to reach ZooKeeper, after Curator's retries, are
+ * {@link ZooKeeperStoreException}s.
+ */
+public final class ZooKeeperControllerStore implements ControllerStore
+{
+    /** Child of the root holding one znode per partition. */
+    public static final String PARTITIONS = "partitions";
+    /** Child of the root holding the producer id reservation. */
+    public static final String PRODUCER_IDS = "producer-ids";
+
+    private final CuratorFramework client;
+    private final boolean ownsClient;
+    private final String root;
+    private final List<PartitionState> states = new ArrayList<>();
+
+    /**
+     * Open the store under {@code rootPath} (created if missing) and load every partition.
+     *
+     * @param client     a started Curator client.
+     * @param rootPath   the cluster's root znode, e.g. {@code /tidemark/orders-cluster}.
+     * @param ownsClient whether {@link #close} closes the client.
+     */
+    public ZooKeeperControllerStore(final CuratorFramework client, final String rootPath, final boolean ownsClient)
+    {
+        if (null == rootPath || !rootPath.startsWith("/") || rootPath.endsWith("/"))
+        {
+            throw new IllegalArgumentException("root path must start with / and not end with one: " + rootPath);
+        }
+        this.client = client;
+        this.ownsClient = ownsClient;
+        this.root = rootPath;
+        try
+        {
+            ensure(partitionsPath());
+            load();
+        }
+        catch (final RuntimeException ex)
+        {
+            if (ownsClient)
+            {
+                client.close();
+            }
+            throw ex;
+        }
+    }
+
+    /**
+     * Connect to ZooKeeper and open the store; the store owns the client.
+     *
+     * @param connectString       ZooKeeper servers, {@code host:port[,host:port...]}.
+     * @param rootPath            the cluster's root znode.
+     * @param sessionTimeoutMs    ZooKeeper session timeout.
+     * @param connectionTimeoutMs how long to wait for the first connection.
+     * @return the store.
+     * @throws ZooKeeperStoreException when no server answers within the connection timeout.
+     */
+    public static ZooKeeperControllerStore connect(
+        final String connectString, final String rootPath, final int sessionTimeoutMs, final int connectionTimeoutMs)
+    {
+        final CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, sessionTimeoutMs,
+            connectionTimeoutMs, new ExponentialBackoffRetry(100, 3));
+        client.start();
+        try
+        {
+            if (!client.blockUntilConnected(connectionTimeoutMs, TimeUnit.MILLISECONDS))
+            {
+                throw new ZooKeeperStoreException("cannot reach ZooKeeper at " + connectString + " within " +
+                    connectionTimeoutMs + " ms", null);
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            client.close();
+            Thread.currentThread().interrupt();
+            throw new ZooKeeperStoreException("interrupted while connecting to ZooKeeper at " + connectString, ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            client.close();
+            throw ex;
+        }
+        return new ZooKeeperControllerStore(client, rootPath, true);
+    }
+
+    private String partitionsPath()
+    {
+        return root + "/" + PARTITIONS;
+    }
+
+    private String partitionPath(final int partitionId)
+    {
+        return partitionsPath() + "/" + partitionId;
+    }
+
+    private void ensure(final String path)
+    {
+        try
+        {
+            client.create().creatingParentsIfNeeded().forPath(path);
+        }
+        catch (final KeeperException.NodeExistsException ex)
+        {
+            // there already
+        }
+        catch (final Exception ex)
+        {
+            throw failure("cannot create " + path, ex);
+        }
+    }
+
+    private static ZooKeeperStoreException failure(final String what, final Exception cause)
+    {
+        if (cause instanceof InterruptedException)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return new ZooKeeperStoreException(what + ": " + cause, cause);
+    }
+
+    private void load()
+    {
+        final List<String> children;
+        try
+        {
+            children = client.getChildren().forPath(partitionsPath());
+        }
+        catch (final Exception ex)
+        {
+            throw failure("cannot list " + partitionsPath(), ex);
+        }
+        states.clear();
+        for (int id = 0; id < children.size(); id++)
+        {
+            if (!children.contains(Integer.toString(id)))
+            {
+                throw new IllegalStateException("controller state in ZooKeeper under " + partitionsPath() +
+                    " lacks partition " + id + " (children: " + children + ")");
+            }
+            states.add(read(id));
+        }
+    }
+
+    private PartitionState read(final int partitionId)
+    {
+        final String path = partitionPath(partitionId);
+        final Stat stat = new Stat();
+        final byte[] data;
+        try
+        {
+            data = client.getData().storingStatIn(stat).forPath(path);
+        }
+        catch (final Exception ex)
+        {
+            throw failure("cannot read " + path, ex);
+        }
+        final PartitionState state;
+        try
+        {
+            state = PartitionStateCodec.decode(ByteBuffer.wrap(data));
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new IllegalStateException("partition state in ZooKeeper at " + path + " is damaged: " +
+                ex.getMessage(), ex);
+        }
+        if (state.partitionId() != partitionId || state.version() != stat.getVersion())
+        {
+            throw new IllegalStateException("partition state in ZooKeeper at " + path + " claims partition " +
+                state.partitionId() + " version " + state.version() + ", the znode is version " + stat.getVersion());
+        }
+        return state;
+    }
+
+    @Override
+    public PartitionState create(final PartitionState state)
+    {
+        if (state.partitionId() != states.size() || state.version() != 0)
+        {
+            throw new IllegalStateException("partition ids are dense and start at version 0: expected id " +
+                states.size() + ", got " + state.partitionId() + " at version " + state.version());
+        }
+        final String path = partitionPath(state.partitionId());
+        try
+        {
+            client.create().forPath(path, PartitionStateCodec.encode(state));
+        }
+        catch (final KeeperException.NodeExistsException ex)
+        {
+            load();
+            throw new IllegalStateException("partition " + state.partitionId() + " was created by another " +
+                "controller first", ex);
+        }
+        catch (final Exception ex)
+        {
+            throw failure("cannot create " + path, ex);
+        }
+        states.add(state);
+        return state;
+    }
+
+    @Override
+    public PartitionState compareAndSet(final int expectedVersion, final PartitionState next)
+    {
+        final int id = next.partitionId();
+        final PartitionState current = get(id);
+        if (null == current || current.version() != expectedVersion || next.version() != expectedVersion + 1)
+        {
+            return null;
+        }
+        final String path = partitionPath(id);
+        try
+        {
+            client.setData().withVersion(expectedVersion).forPath(path, PartitionStateCodec.encode(next));
+        }
+        catch (final KeeperException.BadVersionException ex)
+        {
+            states.set(id, read(id)); // another controller moved it on: decide again from what it wrote
+            return null;
+        }
+        catch (final Exception ex)
+        {
+            throw failure("cannot write " + path, ex);
+        }
+        states.set(id, next);
+        return next;
+    }
+
+    @Override
+    public PartitionState get(final int partitionId)
+    {
+        return partitionId >= 0 && partitionId < states.size() ? states.get(partitionId) : null;
+    }
+
+    @Override
+    public List<PartitionState> all()
+    {
+        return List.copyOf(states);
+    }
+
+    @Override
+    public int size()
+    {
+        return states.size();
+    }
+
+    @Override
+    public long reserveProducerIds(final int count)
+    {
+        if (count <= 0)
+        {
+            throw new IllegalArgumentException("count must be positive: " + count);
+        }
+        final String path = root + "/" + PRODUCER_IDS;
+        for (int attempt = 0; attempt < 100; attempt++)
+        {
+            try
+            {
+                final Stat stat = new Stat();
+                byte[] data;
+                try
+                {
+                    data = client.getData().storingStatIn(stat).forPath(path);
+                }
+                catch (final KeeperException.NoNodeException ex)
+                {
+                    try
+                    {
+                        client.create().forPath(path, encodeLong(0));
+                    }
+                    catch (final KeeperException.NodeExistsException raced)
+                    {
+                        // another controller created it
+                    }
+                    continue;
+                }
+                if (data.length != Long.BYTES)
+                {
+                    throw new IllegalStateException("producer id reservation in ZooKeeper at " + path +
+                        " is damaged: " + data.length + " bytes");
+                }
+                final long first = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN).getLong();
+                client.setData().withVersion(stat.getVersion()).forPath(path, encodeLong(first + count));
+                return first;
+            }
+            catch (final KeeperException.BadVersionException ex)
+            {
+                // another controller reserved a block meanwhile: read again
+            }
+            catch (final IllegalStateException ex)
+            {
+                throw ex;
+            }
+            catch (final Exception ex)
+            {
+                throw failure("cannot reserve producer ids at " + path, ex);
+            }
+        }
+        throw new ZooKeeperStoreException("cannot reserve producer ids at " + path + ": 100 compare-and-set " +
+            "attempts lost to other controllers", null);
+    }
+
+    private static byte[] encodeLong(final long value)
+    {
+        return ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(value).array();
+    }
+
+    @Override
+    public void close()
+    {
+        if (ownsClient)
+        {
+            client.close();
+        }
+    }
+}

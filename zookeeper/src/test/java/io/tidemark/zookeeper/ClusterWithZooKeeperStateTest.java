@@ -1,0 +1,146 @@
+package io.tidemark.zookeeper;
+
+import io.tidemark.replication.Acks;
+import io.tidemark.replication.PartitionReader;
+import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.ReplicationCluster;
+import io.tidemark.replication.ReplicationContext;
+import io.tidemark.replication.ReplicationError;
+import io.tidemark.replication.TopicPartition;
+import io.tidemark.store.LogContext;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.apache.curator.test.TestingServer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A replicated topic whose controller keeps partition state in ZooKeeper: the leader's kill is decided and stored
+ * there (a compare-and-set on the partition's znode), a controller failover reads it back from ZooKeeper, and every
+ * acknowledged record is read back at its offset.
+ */
+class ClusterWithZooKeeperStateTest
+{
+    private static final String ROOT = "/tidemark/cluster-test";
+
+    @TempDir
+    Path tmp;
+
+    private final ConcurrentHashMap<Long, CompletableFuture<Long>> inFlight = new ConcurrentHashMap<>();
+    private long nextCorrelationId = 1;
+
+    private long sendAcked(final ReplicationCluster cluster, final int session, final TopicPartition tp,
+        final String text) throws Exception
+    {
+        final UnsafeBuffer value = new UnsafeBuffer(text.getBytes(StandardCharsets.UTF_8));
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+        while (System.nanoTime() < deadline)
+        {
+            final long correlationId = nextCorrelationId++;
+            final CompletableFuture<Long> acked = new CompletableFuture<>();
+            inFlight.put(correlationId, acked);
+            final ReplicationError queued = cluster.produce(session, tp, correlationId, Acks.ALL, 5_000, null, 0, 0,
+                value, 0, value.capacity());
+            if (queued != ReplicationError.NONE)
+            {
+                inFlight.remove(correlationId);
+                assertTrue(queued.retriable(), queued.name());
+                Thread.sleep(5);
+                continue;
+            }
+            final long offset = acked.get(10, TimeUnit.SECONDS);
+            if (offset >= 0)
+            {
+                return offset;
+            }
+            Thread.sleep(5);
+        }
+        throw new AssertionError("record not acknowledged within 30 s: " + text);
+    }
+
+    @Test
+    void leaderChangesAreStoredInZooKeeperAndSurviveControllerFailover() throws Exception
+    {
+        try (TestingServer zooKeeper = new TestingServer(true))
+        {
+            final ReplicationContext ctx = new ReplicationContext()
+                .minInsyncReplicas(2)
+                .threadingMode(ReplicationContext.ThreadingMode.SHARED)
+                .controllerStoreFactory((dir) ->
+                    ZooKeeperControllerStore.connect(zooKeeper.getConnectString(), ROOT, 10_000, 10_000))
+                .logContextFactory((dir) -> new LogContext().logDir(dir).segmentBytes(1024 * 1024));
+            final Map<Long, String> acked = new HashMap<>();
+            final TopicPartition tp = new TopicPartition("orders", 0);
+            final int oldLeader;
+            try (ReplicationCluster cluster = ReplicationCluster.start(tmp, 3, ctx))
+            {
+                cluster.createTopic("orders", 1, 3);
+                assertTrue(cluster.awaitLeaders("orders", 30_000));
+                final int session = cluster.sessions().register((partition, correlationId, offset, error) ->
+                {
+                    final CompletableFuture<Long> f = inFlight.remove(correlationId);
+                    if (null != f)
+                    {
+                        f.complete(error == ReplicationError.NONE ? offset : -1L);
+                    }
+                });
+                for (int i = 0; i < 200; i++)
+                {
+                    acked.put(sendAcked(cluster, session, tp, "a-" + i), "a-" + i);
+                }
+                oldLeader = cluster.leaderOf(tp);
+                cluster.killHost(oldLeader);
+                for (int i = 0; i < 200; i++)
+                {
+                    acked.put(sendAcked(cluster, session, tp, "b-" + i), "b-" + i);
+                }
+                final int newLeader = cluster.leaderOf(tp);
+                assertNotEquals(oldLeader, newLeader);
+                try (ZooKeeperControllerStore view = ZooKeeperControllerStore.connect(zooKeeper.getConnectString(),
+                    ROOT, 10_000, 10_000))
+                {
+                    final PartitionState stored = view.get(0);
+                    assertEquals(newLeader, stored.leader(), "the election is in ZooKeeper: " + stored);
+                    assertTrue(stored.version() > 0 && stored.leaderEpoch() > 0, stored.toString());
+                }
+
+                cluster.restartController(); // a new controller, a new store: state read back from ZooKeeper
+                assertEquals(newLeader, cluster.leaderOf(tp));
+                cluster.restartHost(oldLeader);
+                assertTrue(cluster.await(() -> cluster.state(tp).isr().length == 3, 30_000),
+                    "the restarted host rejoins the ISR through the new controller: " + cluster.state(tp));
+                for (int i = 0; i < 100; i++)
+                {
+                    acked.put(sendAcked(cluster, session, tp, "c-" + i), "c-" + i);
+                }
+
+                assertEquals(500, acked.size());
+                final Map<Long, String> read = new HashMap<>();
+                try (PartitionReader reader = cluster.openReader(tp))
+                {
+                    reader.seek(0);
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+                    while (read.size() < acked.size() && System.nanoTime() < deadline)
+                    {
+                        reader.poll((record) -> read.put(record.offset(), record.valueAsString()), 1_000);
+                    }
+                }
+                for (final Map.Entry<Long, String> e : acked.entrySet())
+                {
+                    assertEquals(e.getValue(), read.get(e.getKey()), "record at offset " + e.getKey());
+                }
+            }
+        }
+    }
+}
