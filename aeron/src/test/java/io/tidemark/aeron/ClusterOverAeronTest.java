@@ -1,23 +1,20 @@
 package io.tidemark.aeron;
 
-import io.tidemark.replication.Acks;
+import io.tidemark.client.Producer;
+import io.tidemark.client.ProducerContext;
+import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.PartitionReader;
 import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
-import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.LogContext;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,39 +34,6 @@ class ClusterOverAeronTest
     @TempDir
     Path tmp;
 
-    private final ConcurrentHashMap<Long, CompletableFuture<Long>> inFlight = new ConcurrentHashMap<>();
-    private long nextCorrelationId = 1;
-
-    /** Send one record with acks=all until it is acknowledged (retrying retriable outcomes); @return its offset. */
-    private long sendAcked(final ReplicationCluster cluster, final int session, final TopicPartition tp,
-        final String text) throws Exception
-    {
-        final UnsafeBuffer value = new UnsafeBuffer(text.getBytes(StandardCharsets.UTF_8));
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline)
-        {
-            final long correlationId = nextCorrelationId++;
-            final CompletableFuture<Long> acked = new CompletableFuture<>();
-            inFlight.put(correlationId, acked);
-            final ReplicationError queued = cluster.produce(session, tp, correlationId, Acks.ALL, 5_000, null, 0, 0,
-                value, 0, value.capacity());
-            if (queued != ReplicationError.NONE)
-            {
-                inFlight.remove(correlationId);
-                assertTrue(queued.retriable(), queued.name());
-                Thread.sleep(5);
-                continue;
-            }
-            final long offset = acked.get(10, TimeUnit.SECONDS);
-            if (offset >= 0)
-            {
-                return offset;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("record not acknowledged within 30 s: " + text);
-    }
-
     @Test
     void acknowledgedRecordsSurviveTheLeadersKillAndTheKilledHostCatchesUpOverAeron() throws Exception
     {
@@ -80,31 +44,25 @@ class ClusterOverAeronTest
         final Map<Long, String> acked = new HashMap<>();
         try (AeronMedia media = AeronMedia.launchEmbedded(tmp.resolve("aeron"));
             AeronTransport transport = new AeronTransport(media.aeron(), false, 3, AeronTransport.ipc());
-            ReplicationCluster cluster = ReplicationCluster.start(tmp.resolve("data"), 3, ctx, transport))
+            ReplicationCluster cluster = ReplicationCluster.start(tmp.resolve("data"), 3, ctx, transport);
+            Producer producer = new Producer(cluster, new ProducerContext()))
         {
             cluster.createTopic(TOPIC, 1, 3);
             assertTrue(cluster.awaitLeaders(TOPIC, 30_000));
             final TopicPartition tp = new TopicPartition(TOPIC, 0);
-            final int session = cluster.sessions().register((partition, correlationId, offset, error) ->
-            {
-                final CompletableFuture<Long> f = inFlight.remove(correlationId);
-                if (null != f)
-                {
-                    f.complete(error == ReplicationError.NONE ? offset : -1L);
-                }
-            });
+            final ProducerRecord record = new ProducerRecord().topic(TOPIC).partition(0);
 
             for (int i = 0; i < 300; i++)
             {
                 final String text = "before-" + i;
-                acked.put(sendAcked(cluster, session, tp, text), text);
+                acked.put(producer.send(record.value(text)), text);
             }
             final int oldLeader = cluster.leaderOf(tp);
             cluster.killHost(oldLeader);
             for (int i = 0; i < 300; i++)
             {
                 final String text = "after-" + i;
-                acked.put(sendAcked(cluster, session, tp, text), text);
+                acked.put(producer.send(record.value(text)), text);
             }
             assertNotEquals(oldLeader, cluster.leaderOf(tp));
 
@@ -117,7 +75,7 @@ class ClusterOverAeronTest
             for (int i = 0; i < 100; i++)
             {
                 final String text = "rejoined-" + i;
-                acked.put(sendAcked(cluster, session, tp, text), text);
+                acked.put(producer.send(record.value(text)), text);
             }
 
             assertEquals(700, acked.size(), "every acknowledgement names its own offset");
@@ -128,7 +86,7 @@ class ClusterOverAeronTest
                 final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                 while (read.size() < acked.size() && System.nanoTime() < deadline)
                 {
-                    reader.poll((record) -> read.put(record.offset(), record.valueAsString()), 1_000);
+                    reader.poll((r) -> read.put(r.offset(), r.valueAsString()), 1_000);
                 }
             }
             for (final Map.Entry<Long, String> e : acked.entrySet())

@@ -1,24 +1,21 @@
 package io.tidemark.zookeeper;
 
-import io.tidemark.replication.Acks;
+import io.tidemark.client.Producer;
+import io.tidemark.client.ProducerContext;
+import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.PartitionReader;
 import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
-import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.LogContext;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -37,38 +34,6 @@ class ClusterWithZooKeeperStateTest
     @TempDir
     Path tmp;
 
-    private final ConcurrentHashMap<Long, CompletableFuture<Long>> inFlight = new ConcurrentHashMap<>();
-    private long nextCorrelationId = 1;
-
-    private long sendAcked(final ReplicationCluster cluster, final int session, final TopicPartition tp,
-        final String text) throws Exception
-    {
-        final UnsafeBuffer value = new UnsafeBuffer(text.getBytes(StandardCharsets.UTF_8));
-        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-        while (System.nanoTime() < deadline)
-        {
-            final long correlationId = nextCorrelationId++;
-            final CompletableFuture<Long> acked = new CompletableFuture<>();
-            inFlight.put(correlationId, acked);
-            final ReplicationError queued = cluster.produce(session, tp, correlationId, Acks.ALL, 5_000, null, 0, 0,
-                value, 0, value.capacity());
-            if (queued != ReplicationError.NONE)
-            {
-                inFlight.remove(correlationId);
-                assertTrue(queued.retriable(), queued.name());
-                Thread.sleep(5);
-                continue;
-            }
-            final long offset = acked.get(10, TimeUnit.SECONDS);
-            if (offset >= 0)
-            {
-                return offset;
-            }
-            Thread.sleep(5);
-        }
-        throw new AssertionError("record not acknowledged within 30 s: " + text);
-    }
-
     @Test
     void leaderChangesAreStoredInZooKeeperAndSurviveControllerFailover() throws Exception
     {
@@ -83,27 +48,21 @@ class ClusterWithZooKeeperStateTest
             final Map<Long, String> acked = new HashMap<>();
             final TopicPartition tp = new TopicPartition("orders", 0);
             final int oldLeader;
-            try (ReplicationCluster cluster = ReplicationCluster.start(tmp, 3, ctx))
+            try (ReplicationCluster cluster = ReplicationCluster.start(tmp, 3, ctx);
+                Producer producer = new Producer(cluster, new ProducerContext()))
             {
                 cluster.createTopic("orders", 1, 3);
                 assertTrue(cluster.awaitLeaders("orders", 30_000));
-                final int session = cluster.sessions().register((partition, correlationId, offset, error) ->
-                {
-                    final CompletableFuture<Long> f = inFlight.remove(correlationId);
-                    if (null != f)
-                    {
-                        f.complete(error == ReplicationError.NONE ? offset : -1L);
-                    }
-                });
+                final ProducerRecord record = new ProducerRecord().topic("orders").partition(0);
                 for (int i = 0; i < 200; i++)
                 {
-                    acked.put(sendAcked(cluster, session, tp, "a-" + i), "a-" + i);
+                    acked.put(producer.send(record.value("a-" + i)), "a-" + i);
                 }
                 oldLeader = cluster.leaderOf(tp);
                 cluster.killHost(oldLeader);
                 for (int i = 0; i < 200; i++)
                 {
-                    acked.put(sendAcked(cluster, session, tp, "b-" + i), "b-" + i);
+                    acked.put(producer.send(record.value("b-" + i)), "b-" + i);
                 }
                 final int newLeader = cluster.leaderOf(tp);
                 assertNotEquals(oldLeader, newLeader);
@@ -122,7 +81,7 @@ class ClusterWithZooKeeperStateTest
                     "the restarted host rejoins the ISR through the new controller: " + cluster.state(tp));
                 for (int i = 0; i < 100; i++)
                 {
-                    acked.put(sendAcked(cluster, session, tp, "c-" + i), "c-" + i);
+                    acked.put(producer.send(record.value("c-" + i)), "c-" + i);
                 }
 
                 assertEquals(500, acked.size());
@@ -133,7 +92,7 @@ class ClusterWithZooKeeperStateTest
                     final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
                     while (read.size() < acked.size() && System.nanoTime() < deadline)
                     {
-                        reader.poll((record) -> read.put(record.offset(), record.valueAsString()), 1_000);
+                        reader.poll((r) -> read.put(r.offset(), r.valueAsString()), 1_000);
                     }
                 }
                 for (final Map.Entry<Long, String> e : acked.entrySet())
