@@ -5,8 +5,10 @@ import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.PartitionStateCodec;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.framework.api.transaction.CuratorOp;
 import org.apache.curator.retry.ExponentialBackoffRetry;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 
 import java.nio.ByteBuffer;
@@ -22,7 +24,13 @@ import java.util.concurrent.TimeUnit;
  *  &lt;root&gt;/partitions/&lt;id&gt;   one znode per partition; data: {@link PartitionStateCodec}; the znode's version
  *                              is the state's version
  *  &lt;root&gt;/producer-ids       8 bytes, little-endian: the first producer id not yet reserved
+ *  &lt;root&gt;/controller-epoch   8 bytes, little-endian: bumped by every store that opens (a controller taking over)
  * </pre>
+ * <b>Fencing.</b> Opening a store is taking over as controller: it bumps the controller epoch, and every write it
+ * makes afterwards is a ZooKeeper transaction that also checks the epoch znode still has the version its bump gave
+ * it. Once a newer controller has opened its store, every write of the older one fails with
+ * {@link ControllerFencedException}, even where its view of the partition is current: two controllers never both
+ * decide. Pair it with {@link ZooKeeperControllerElection}, so that only the elected host opens a store.
  * Every change is a compare-and-set on the znode's version ({@code setData().withVersion(expected)}), so a
  * controller working from an old view of a partition, even one that does not know it has been replaced, cannot
  * overwrite what a newer one wrote: its write fails, the store re-reads the partition, and the controller decides
@@ -39,11 +47,15 @@ public final class ZooKeeperControllerStore implements ControllerStore
     public static final String PARTITIONS = "partitions";
     /** Child of the root holding the producer id reservation. */
     public static final String PRODUCER_IDS = "producer-ids";
+    /** Child of the root holding the controller epoch. */
+    public static final String CONTROLLER_EPOCH = "controller-epoch";
 
     private final CuratorFramework client;
     private final boolean ownsClient;
     private final String root;
     private final List<PartitionState> states = new ArrayList<>();
+    private long controllerEpoch;
+    private int epochZnodeVersion;
 
     /**
      * Open the store under {@code rootPath} (created if missing) and load every partition.
@@ -64,6 +76,7 @@ public final class ZooKeeperControllerStore implements ControllerStore
         try
         {
             ensure(partitionsPath());
+            claimControllerEpoch();
             load();
         }
         catch (final RuntimeException ex)
@@ -149,6 +162,106 @@ public final class ZooKeeperControllerStore implements ControllerStore
         return new ZooKeeperStoreException(what + ": " + cause, cause);
     }
 
+    private String epochPath()
+    {
+        return root + "/" + CONTROLLER_EPOCH;
+    }
+
+    /** Take over as controller: bump the epoch; writes of stores opened before this one are fenced from now on. */
+    private void claimControllerEpoch()
+    {
+        final String path = epochPath();
+        for (int attempt = 0; attempt < 100; attempt++)
+        {
+            try
+            {
+                final Stat stat = new Stat();
+                final byte[] data;
+                try
+                {
+                    data = client.getData().storingStatIn(stat).forPath(path);
+                }
+                catch (final KeeperException.NoNodeException ex)
+                {
+                    try
+                    {
+                        client.create().forPath(path, encodeLong(0));
+                    }
+                    catch (final KeeperException.NodeExistsException raced)
+                    {
+                        // another controller created it
+                    }
+                    continue;
+                }
+                final long epoch = decodeLong(path, data) + 1;
+                final Stat written = client.setData().withVersion(stat.getVersion()).forPath(path, encodeLong(epoch));
+                controllerEpoch = epoch;
+                epochZnodeVersion = written.getVersion();
+                return;
+            }
+            catch (final KeeperException.BadVersionException ex)
+            {
+                // another controller took over meanwhile: read again
+            }
+            catch (final IllegalStateException ex)
+            {
+                throw ex;
+            }
+            catch (final Exception ex)
+            {
+                throw failure("cannot claim the controller epoch at " + path, ex);
+            }
+        }
+        throw new ZooKeeperStoreException("cannot claim the controller epoch at " + path + ": 100 attempts lost to " +
+            "other controllers", null);
+    }
+
+    /** @return the controller epoch this store claimed when it opened. */
+    public long controllerEpoch()
+    {
+        return controllerEpoch;
+    }
+
+    /**
+     * Run {@code op} in a transaction with a check that no newer controller has opened a store.
+     *
+     * @throws ControllerFencedException     when one has.
+     * @throws KeeperException               from {@code op} (bad version, node exists...).
+     */
+    private void fenced(final CuratorOp op, final String what) throws Exception
+    {
+        try
+        {
+            client.transaction().forOperations(
+                client.transactionOp().check().withVersion(epochZnodeVersion).forPath(epochPath()), op);
+        }
+        catch (final KeeperException ex)
+        {
+            final List<OpResult> results = ex.getResults();
+            if (null != results && !results.isEmpty() && results.get(0) instanceof OpResult.ErrorResult first &&
+                first.getErr() != KeeperException.Code.OK.intValue() &&
+                first.getErr() != KeeperException.Code.RUNTIMEINCONSISTENCY.intValue())
+            {
+                throw new ControllerFencedException("controller epoch " + controllerEpoch + " was superseded by a " +
+                    "newer controller; refused: " + what);
+            }
+            if (null != results && results.size() > 1 && results.get(1) instanceof OpResult.ErrorResult second)
+            {
+                throw KeeperException.create(KeeperException.Code.get(second.getErr()), ex.getPath());
+            }
+            throw ex;
+        }
+    }
+
+    private static long decodeLong(final String path, final byte[] data)
+    {
+        if (data.length != Long.BYTES)
+        {
+            throw new IllegalStateException("znode " + path + " is damaged: " + data.length + " bytes, expected 8");
+        }
+        return ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN).getLong();
+    }
+
     private void load()
     {
         final List<String> children;
@@ -214,7 +327,12 @@ public final class ZooKeeperControllerStore implements ControllerStore
         final String path = partitionPath(state.partitionId());
         try
         {
-            client.create().forPath(path, PartitionStateCodec.encode(state));
+            fenced(client.transactionOp().create().forPath(path, PartitionStateCodec.encode(state)),
+                "create partition " + state.partitionId());
+        }
+        catch (final ControllerFencedException ex)
+        {
+            throw ex;
         }
         catch (final KeeperException.NodeExistsException ex)
         {
@@ -242,7 +360,12 @@ public final class ZooKeeperControllerStore implements ControllerStore
         final String path = partitionPath(id);
         try
         {
-            client.setData().withVersion(expectedVersion).forPath(path, PartitionStateCodec.encode(next));
+            fenced(client.transactionOp().setData().withVersion(expectedVersion).forPath(path,
+                PartitionStateCodec.encode(next)), "change partition " + id + " to " + next);
+        }
+        catch (final ControllerFencedException ex)
+        {
+            throw ex;
         }
         catch (final KeeperException.BadVersionException ex)
         {
@@ -305,14 +428,14 @@ public final class ZooKeeperControllerStore implements ControllerStore
                     }
                     continue;
                 }
-                if (data.length != Long.BYTES)
-                {
-                    throw new IllegalStateException("producer id reservation in ZooKeeper at " + path +
-                        " is damaged: " + data.length + " bytes");
-                }
-                final long first = ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN).getLong();
-                client.setData().withVersion(stat.getVersion()).forPath(path, encodeLong(first + count));
+                final long first = decodeLong(path, data);
+                fenced(client.transactionOp().setData().withVersion(stat.getVersion()).forPath(path,
+                    encodeLong(first + count)), "reserve producer ids");
                 return first;
+            }
+            catch (final ControllerFencedException ex)
+            {
+                throw ex;
             }
             catch (final KeeperException.BadVersionException ex)
             {

@@ -1,0 +1,119 @@
+package io.tidemark.zookeeper;
+
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.recipes.leader.LeaderLatch;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
+import org.apache.curator.framework.recipes.leader.Participant;
+
+import java.io.IOException;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The election of one controller among the replica hosts, with Curator's {@link LeaderLatch} under
+ * {@code <root>/controller-election}: every host that can run the controller joins with its host id; the latch
+ * picks one; when its ZooKeeper session ends (the process dies, or it is cut off for longer than the session
+ * timeout) or it leaves, another is picked. The elected host opens a {@link ZooKeeperControllerStore}, which fences
+ * every controller before it, so a deposed controller that has not noticed yet cannot write.
+ */
+public final class ZooKeeperControllerElection implements AutoCloseable
+{
+    /** Child of the root under which the candidates' latch nodes live. */
+    public static final String ELECTION = "controller-election";
+
+    private final CuratorFramework client;
+    private final LeaderLatch latch;
+    private final int hostId;
+
+    /**
+     * Join the election.
+     *
+     * @param client   a started Curator client (its session is the candidate's liveness).
+     * @param rootPath the cluster's root znode.
+     * @param hostId   this host's id.
+     * @param listener told when this host becomes controller or stops being it (on a Curator thread), or null.
+     */
+    public ZooKeeperControllerElection(
+        final CuratorFramework client, final String rootPath, final int hostId, final LeaderLatchListener listener)
+    {
+        this.client = client;
+        this.hostId = hostId;
+        this.latch = new LeaderLatch(client, rootPath + "/" + ELECTION, Integer.toString(hostId));
+        if (null != listener)
+        {
+            latch.addListener(listener);
+        }
+        try
+        {
+            latch.start();
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot join the controller election under " + rootPath, ex);
+        }
+    }
+
+    /**
+     * Wait until this host is the controller.
+     *
+     * @return whether it became the controller within the timeout.
+     */
+    public boolean awaitLeadership(final long timeoutMs) throws InterruptedException
+    {
+        return latch.await(timeoutMs, TimeUnit.MILLISECONDS);
+    }
+
+    /** @return whether this host is the controller now. */
+    public boolean isController()
+    {
+        return latch.hasLeadership();
+    }
+
+    /** @return this candidate's host id. */
+    public int hostId()
+    {
+        return hostId;
+    }
+
+    /**
+     * @return the host id of the current controller as ZooKeeper has it, or -1 when there is none.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be read.
+     */
+    public int controllerHostId()
+    {
+        try
+        {
+            final Participant leader = latch.getLeader();
+            return null == leader || !leader.isLeader() ? -1 : Integer.parseInt(leader.getId());
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot read the controller election", ex);
+        }
+    }
+
+    /**
+     * Leave the election (another host is elected if this one was the controller). With the client already closed
+     * the session has ended, and with it the candidacy: nothing is left to do.
+     */
+    @Override
+    public void close()
+    {
+        if (client.getState() == CuratorFrameworkState.STOPPED)
+        {
+            return;
+        }
+        try
+        {
+            latch.close();
+        }
+        catch (final IOException ex)
+        {
+            throw new ZooKeeperStoreException("cannot leave the controller election", ex);
+        }
+        catch (final IllegalStateException ex)
+        {
+            // already closed
+        }
+    }
+}
