@@ -216,6 +216,12 @@ public final class Controller implements Agent
                 hostDied(session.hostId);
                 work++;
             }
+            else if (session.alive && ctx.hostLiveness().isDown(session.hostId))
+            {
+                logger.log(System.Logger.Level.INFO, "host " + session.hostId + " reported down by its liveness source");
+                hostDied(session.hostId);
+                work++;
+            }
         }
         return work;
     }

@@ -94,6 +94,7 @@ public final class ReplicationContext
     private ErrorHandler errorHandler;
     private Function<Path, LogContext> logContextFactory = (dir) -> new LogContext().logDir(dir);
     private Function<Path, ControllerStore> controllerStoreFactory = FileControllerStore::new;
+    private HostLiveness hostLiveness = HostLiveness.HEARTBEATS_ONLY;
     private java.util.function.IntFunction<String> bootIdSupplier = (host) -> linuxBootId();
     private boolean concluded;
 
@@ -518,5 +519,25 @@ public final class ReplicationContext
     public Function<Path, ControllerStore> controllerStoreFactory()
     {
         return controllerStoreFactory;
+    }
+
+    /**
+     * A second source of host liveness for the controller (see {@link HostLiveness}); the default,
+     * {@link HostLiveness#HEARTBEATS_ONLY}, leaves it to the heartbeats.
+     *
+     * @param liveness the source.
+     * @return this
+     */
+    public ReplicationContext hostLiveness(final HostLiveness liveness)
+    {
+        checkNotConcluded();
+        this.hostLiveness = java.util.Objects.requireNonNull(liveness, "hostLiveness");
+        return this;
+    }
+
+    /** @return see {@link #hostLiveness(HostLiveness)}. */
+    public HostLiveness hostLiveness()
+    {
+        return hostLiveness;
     }
 }

@@ -1,0 +1,129 @@
+package io.tidemark.zookeeper;
+
+import io.tidemark.replication.HostLiveness;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * Host liveness by ZooKeeper session, as the seed design has it: each replica host registers an ephemeral node
+ * {@code <root>/hosts/<id>} with its own session ({@link #register}); the controller's side watches those nodes
+ * (a {@link CuratorCache}) and reports a host down once its node, having been seen, is gone: its process died, or
+ * it was cut off from ZooKeeper for longer than its session timeout. Answers come from memory (the cache's
+ * events), so the controller's duty cycle never waits on ZooKeeper. A host never seen registered is not reported
+ * down (the heartbeats' grace covers a start-up).
+ */
+public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
+{
+    /** Child of the root under which the hosts' ephemeral nodes live. */
+    public static final String HOSTS = "hosts";
+
+    private final String hostsPath;
+    private final CuratorCache cache;
+    private final ConcurrentHashMap<Integer, Boolean> registered = new ConcurrentHashMap<>();
+
+    /**
+     * Start watching the hosts' nodes.
+     *
+     * @param client   a started Curator client (the controller's).
+     * @param rootPath the cluster's root znode.
+     */
+    public ZooKeeperHostLiveness(final CuratorFramework client, final String rootPath)
+    {
+        this.hostsPath = rootPath + "/" + HOSTS;
+        this.cache = CuratorCache.build(client, hostsPath);
+        cache.listenable().addListener(CuratorCacheListener.builder()
+            .forCreates((node) -> update(node, true))
+            .forDeletes((node) -> update(node, false))
+            .build());
+        cache.start();
+    }
+
+    private void update(final ChildData node, final boolean up)
+    {
+        final String path = node.getPath();
+        if (path.length() <= hostsPath.length() + 1 || !path.startsWith(hostsPath + "/"))
+        {
+            return; // the parent itself
+        }
+        try
+        {
+            registered.put(Integer.parseInt(path.substring(hostsPath.length() + 1)), up);
+        }
+        catch (final NumberFormatException ex)
+        {
+            // not a host node
+        }
+    }
+
+    @Override
+    public boolean isDown(final int hostId)
+    {
+        return Boolean.FALSE.equals(registered.get(hostId));
+    }
+
+    /** @return whether the host's node is there now (as last heard). */
+    public boolean isRegistered(final int hostId)
+    {
+        return Boolean.TRUE.equals(registered.get(hostId));
+    }
+
+    /**
+     * Register a host: an ephemeral node that lives as long as {@code hostClient}'s session. A node left by the
+     * host's previous session (a process killed moments ago) is waited out, up to {@code timeoutMs}.
+     *
+     * @param hostClient the host's own started Curator client.
+     * @param rootPath   the cluster's root znode.
+     * @param hostId     the host's id.
+     * @param timeoutMs  how long to wait for a previous session's node to go.
+     * @throws ZooKeeperStoreException when the node could not be created in time.
+     */
+    public static void register(
+        final CuratorFramework hostClient, final String rootPath, final int hostId, final long timeoutMs)
+    {
+        final String path = rootPath + "/" + HOSTS + "/" + hostId;
+        final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
+        while (true)
+        {
+            try
+            {
+                hostClient.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
+                    .forPath(path, ("host " + hostId).getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            catch (final KeeperException.NodeExistsException ex)
+            {
+                if (System.nanoTime() > deadline)
+                {
+                    throw new ZooKeeperStoreException("host " + hostId + " is still registered at " + path +
+                        " by another session after " + timeoutMs + " ms", ex);
+                }
+                try
+                {
+                    Thread.sleep(50);
+                }
+                catch (final InterruptedException interrupted)
+                {
+                    Thread.currentThread().interrupt();
+                    throw new ZooKeeperStoreException("interrupted while registering host " + hostId, interrupted);
+                }
+            }
+            catch (final Exception ex)
+            {
+                throw new ZooKeeperStoreException("cannot register host " + hostId + " at " + path, ex);
+            }
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        cache.close();
+    }
+}
