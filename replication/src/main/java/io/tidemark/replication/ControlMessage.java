@@ -29,10 +29,37 @@ sealed interface ControlMessage
     {
     }
 
-    /** Leader to controller: change the ISR, if the partition is still at {@code expectedVersion}. */
-    record AlterIsr(int partitionId, int leaderId, int leaderEpoch, int expectedVersion, int[] newIsr)
-        implements ControlMessage
+    /**
+     * Leader to controller: change the ISR, if the partition is still at {@code expectedVersion}.
+     * {@code incarnations[i]} is the incarnation of host {@code newIsr[i]} whose fetches the leader counted (-1: not
+     * stated); a host added to the ISR must still be in that incarnation, so that a fetch from a host that has died
+     * since (its request delayed in the network) cannot bring the host's next incarnation, which may have lost
+     * records, into the ISR.
+     */
+    record AlterIsr(int partitionId, int leaderId, int leaderEpoch, int expectedVersion, int[] newIsr,
+        long[] incarnations) implements ControlMessage
     {
+        /** A request that states no incarnation (a host added is then accepted in whatever incarnation is alive). */
+        AlterIsr(final int partitionId, final int leaderId, final int leaderEpoch, final int expectedVersion,
+            final int[] newIsr)
+        {
+            this(partitionId, leaderId, leaderEpoch, expectedVersion, newIsr, null);
+        }
+
+        long incarnationOf(final int host)
+        {
+            if (null != incarnations)
+            {
+                for (int i = 0; i < newIsr.length && i < incarnations.length; i++)
+                {
+                    if (newIsr[i] == host)
+                    {
+                        return incarnations[i];
+                    }
+                }
+            }
+            return -1;
+        }
     }
 
     /** Controller to host: a partition's current state (leader, epoch, ISR). */

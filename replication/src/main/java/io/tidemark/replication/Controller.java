@@ -439,7 +439,7 @@ public final class Controller implements Agent
             state.version() == request.expectedVersion() && PartitionState.contains(request.newIsr(), state.leader());
         for (final int host : request.newIsr())
         {
-            valid &= state.assigned(host) && (state.inIsr(host) || isAlive(host));
+            valid &= state.assigned(host) && (state.inIsr(host) || isAliveIn(host, request.incarnationOf(host)));
         }
         PartitionState current = state;
         if (valid)
@@ -496,6 +496,17 @@ public final class Controller implements Agent
     {
         final Session session = sessions.get(host);
         return null != session && session.alive;
+    }
+
+    /**
+     * @return whether {@code host} is alive in the incarnation a leader counted ({@code -1}: not stated, any live
+     *         one). A host whose incarnation this controller does not know yet (grace after a failover) does not
+     *         qualify: the leader asks again once the host's heartbeats have told.
+     */
+    private boolean isAliveIn(final int host, final long incarnation)
+    {
+        final Session session = sessions.get(host);
+        return null != session && session.alive && (incarnation < 0 || session.incarnation == incarnation);
     }
 
     /**

@@ -113,7 +113,14 @@ final class FetchServer
         }
         final LeaderState leader = replica.leaderState;
         final FollowerState follower = leader.follower(request.replicaId());
-        if (request.incarnation() != follower.incarnation)
+        if (request.incarnation() < follower.incarnation)
+        {
+            // A fetch from an earlier incarnation of the follower's host, delayed or duplicated in the network: that
+            // fetcher is gone and its log may have lost records since (a power loss). Counting its offset would let
+            // the follower into the ISR, or the HW past what its current log holds. Dropped, unanswered.
+            return;
+        }
+        if (request.incarnation() > follower.incarnation)
         {
             follower.resetForIncarnation(request.incarnation(), now);
         }

@@ -276,13 +276,25 @@ public final class ReplicaHost
     {
         leader.requestChange(newIsr, clock.time());
         channel.toController(hostId, new ControlMessage.AlterIsr(replica.partitionId, hostId, leader.epoch,
-            leader.isrVersion(), newIsr));
+            leader.isrVersion(), newIsr, incarnationsOf(leader, newIsr)));
     }
 
     void resendIsrChange(final Replica replica, final LeaderState leader, final int[] newIsr)
     {
         channel.toController(hostId, new ControlMessage.AlterIsr(replica.partitionId, hostId, leader.epoch,
-            leader.pendingBaseVersion(), newIsr));
+            leader.pendingBaseVersion(), newIsr, incarnationsOf(leader, newIsr)));
+    }
+
+    /** @return the incarnation whose fetches the leader counted, for each member of {@code isr} (-1: unknown). */
+    private long[] incarnationsOf(final LeaderState leader, final int[] isr)
+    {
+        final long[] incarnations = new long[isr.length];
+        for (int i = 0; i < isr.length; i++)
+        {
+            final FollowerState follower = isr[i] == hostId ? null : leader.follower(isr[i]);
+            incarnations[i] = isr[i] == hostId ? incarnation : null == follower ? -1 : follower.incarnation;
+        }
+        return incarnations;
     }
 
     void onAlterIsrResponse(final ControlMessage.AlterIsrResponse response)

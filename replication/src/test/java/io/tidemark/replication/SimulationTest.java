@@ -64,8 +64,11 @@ class SimulationTest
         1028L,                // a host killed before reporting a power loss forgot it at the next start
         7807073161280L,       // liveness check: a leader change right after healing (retried like a client)
         946595843L,           // a clean stop after a kill forgot that the logs held unflushed data (power loss)
-        1340321532815249394L  // after a controller failover a leaderless partition waited for its only ISR member,
+        1340321532815249394L, // after a controller failover a leaderless partition waited for its only ISR member,
                               // which the new controller knew by heartbeats only (no registration to elect on)
+        843520981496154196L   // a fetch sent just before its host was killed reached the leader afterwards: the
+                              // dead incarnation's offset brought the next incarnation (power loss: records gone)
+                              // into the ISR and the HW past its log (AlterIsr now names the incarnation counted)
     })
     void regressionSeeds(final long seed)
     {
