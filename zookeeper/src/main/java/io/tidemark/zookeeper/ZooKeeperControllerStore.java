@@ -56,6 +56,7 @@ public final class ZooKeeperControllerStore implements ControllerStore
     private final List<PartitionState> states = new ArrayList<>();
     private long controllerEpoch;
     private int epochZnodeVersion;
+    private int lastCounterVersion;
 
     /**
      * Open the store under {@code rootPath} (created if missing) and load every partition.
@@ -170,7 +171,19 @@ public final class ZooKeeperControllerStore implements ControllerStore
     /** Take over as controller: bump the epoch; writes of stores opened before this one are fenced from now on. */
     private void claimControllerEpoch()
     {
-        final String path = epochPath();
+        controllerEpoch = addToCounter(epochPath(), 1, false, "claim the controller epoch") + 1;
+        epochZnodeVersion = lastCounterVersion;
+    }
+
+    /**
+     * Add {@code delta} to the 8-byte counter at {@code path} (created at 0 when missing) by compare-and-set on its
+     * version, retrying when another writer got there first; {@link #lastCounterVersion} is the version written.
+     *
+     * @param fenced whether the write also checks that no newer controller has opened a store.
+     * @return the counter's value before the addition.
+     */
+    private long addToCounter(final String path, final long delta, final boolean fenced, final String what)
+    {
         for (int attempt = 0; attempt < 100; attempt++)
         {
             try
@@ -193,27 +206,35 @@ public final class ZooKeeperControllerStore implements ControllerStore
                     }
                     continue;
                 }
-                final long epoch = decodeLong(path, data) + 1;
-                final Stat written = client.setData().withVersion(stat.getVersion()).forPath(path, encodeLong(epoch));
-                controllerEpoch = epoch;
-                epochZnodeVersion = written.getVersion();
-                return;
+                final long value = decodeLong(path, data);
+                if (fenced)
+                {
+                    fenced(client.transactionOp().setData().withVersion(stat.getVersion()).forPath(path,
+                        encodeLong(value + delta)), what);
+                    lastCounterVersion = stat.getVersion() + 1;
+                }
+                else
+                {
+                    lastCounterVersion = client.setData().withVersion(stat.getVersion())
+                        .forPath(path, encodeLong(value + delta)).getVersion();
+                }
+                return value;
             }
             catch (final KeeperException.BadVersionException ex)
             {
-                // another controller took over meanwhile: read again
+                // another writer got there first: read again
             }
-            catch (final IllegalStateException ex)
+            catch (final IllegalStateException | ZooKeeperStoreException ex)
             {
-                throw ex;
+                throw ex; // damaged, or fenced: not a reason to retry
             }
             catch (final Exception ex)
             {
-                throw failure("cannot claim the controller epoch at " + path, ex);
+                throw failure("cannot " + what + " at " + path, ex);
             }
         }
-        throw new ZooKeeperStoreException("cannot claim the controller epoch at " + path + ": 100 attempts lost to " +
-            "other controllers", null);
+        throw new ZooKeeperStoreException("cannot " + what + " at " + path + ": 100 compare-and-set attempts lost " +
+            "to other writers", null);
     }
 
     /** @return the controller epoch this store claimed when it opened. */
@@ -405,53 +426,7 @@ public final class ZooKeeperControllerStore implements ControllerStore
         {
             throw new IllegalArgumentException("count must be positive: " + count);
         }
-        final String path = root + "/" + PRODUCER_IDS;
-        for (int attempt = 0; attempt < 100; attempt++)
-        {
-            try
-            {
-                final Stat stat = new Stat();
-                byte[] data;
-                try
-                {
-                    data = client.getData().storingStatIn(stat).forPath(path);
-                }
-                catch (final KeeperException.NoNodeException ex)
-                {
-                    try
-                    {
-                        client.create().forPath(path, encodeLong(0));
-                    }
-                    catch (final KeeperException.NodeExistsException raced)
-                    {
-                        // another controller created it
-                    }
-                    continue;
-                }
-                final long first = decodeLong(path, data);
-                fenced(client.transactionOp().setData().withVersion(stat.getVersion()).forPath(path,
-                    encodeLong(first + count)), "reserve producer ids");
-                return first;
-            }
-            catch (final ControllerFencedException ex)
-            {
-                throw ex;
-            }
-            catch (final KeeperException.BadVersionException ex)
-            {
-                // another controller reserved a block meanwhile: read again
-            }
-            catch (final IllegalStateException ex)
-            {
-                throw ex;
-            }
-            catch (final Exception ex)
-            {
-                throw failure("cannot reserve producer ids at " + path, ex);
-            }
-        }
-        throw new ZooKeeperStoreException("cannot reserve producer ids at " + path + ": 100 compare-and-set " +
-            "attempts lost to other controllers", null);
+        return addToCounter(root + "/" + PRODUCER_IDS, count, true, "reserve producer ids");
     }
 
     private static byte[] encodeLong(final long value)
