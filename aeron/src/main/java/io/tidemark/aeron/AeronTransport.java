@@ -130,8 +130,30 @@ public final class AeronTransport implements Transport, AutoCloseable
     }
 
     /**
-     * The largest message a send can carry: Aeron's limit for the publications' term length, less the type header.
-     * Replication's {@code replica.fetch.max.bytes} must leave room for the response framing below it.
+     * @return the largest message every open publication carries (Aeron's limit for its term length, less the type
+     *         header), or {@link Integer#MAX_VALUE} while none is open. {@code ReplicationCluster} checks it against
+     *         {@code replica.fetch.max.bytes} when it starts.
+     */
+    @Override
+    public int maxMessageLength()
+    {
+        int max = Integer.MAX_VALUE;
+        for (int i = 0; i < hostCount * hostCount; i++)
+        {
+            max = Math.min(max, lengthLimit(requestOut.get(i)));
+            max = Math.min(max, lengthLimit(responseOut.get(i)));
+        }
+        return max;
+    }
+
+    private static int lengthLimit(final Publication publication)
+    {
+        return null == publication ? Integer.MAX_VALUE : publication.maxMessageLength() - TYPE_HEADER_LENGTH;
+    }
+
+    /**
+     * The largest message a send from one host can carry: Aeron's limit for the publications' term length, less the
+     * type header.
      *
      * @param fromHost a host that is up in this process.
      * @return the limit in bytes, or -1 when the host has no publication here.

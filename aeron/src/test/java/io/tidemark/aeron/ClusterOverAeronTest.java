@@ -95,4 +95,40 @@ class ClusterOverAeronTest
             }
         }
     }
+
+    @Test
+    void aFetchSizeTheTransportCannotCarryIsAConfigurationError()
+    {
+        // 1 MiB terms carry messages of at most 128 KiB; the default fetch of 1 MiB cannot travel.
+        final java.util.function.IntFunction<String> smallTerms = (host) -> "aeron:ipc?term-length=1m";
+        try (AeronMedia media = AeronMedia.launchEmbedded(tmp.resolve("aeron"));
+            AeronTransport transport = new AeronTransport(media.aeron(), false, 3, smallTerms))
+        {
+            final io.tidemark.store.ConfigException ex = org.junit.jupiter.api.Assertions.assertThrows(
+                io.tidemark.store.ConfigException.class, () -> ReplicationCluster.start(tmp.resolve("data"), 3,
+                    new ReplicationContext().threadingMode(ReplicationContext.ThreadingMode.SHARED), transport));
+            assertTrue(ex.getMessage().contains("replica.fetch.max.bytes"), ex.getMessage());
+
+            // A fetch size that fits starts, and replicates.
+            final ReplicationContext fits = new ReplicationContext()
+                .replicaFetchMaxBytes(64 * 1024)
+                .minInsyncReplicas(3)
+                .threadingMode(ReplicationContext.ThreadingMode.SHARED);
+            try (ReplicationCluster cluster = ReplicationCluster.start(tmp.resolve("data2"), 3, fits, transport);
+                Producer producer = new Producer(cluster, new ProducerContext()))
+            {
+                cluster.createTopic(TOPIC, 1, 3);
+                assertTrue(cluster.awaitLeaders(TOPIC, 30_000));
+                final ProducerRecord record = new ProducerRecord().topic(TOPIC).partition(0);
+                for (int i = 0; i < 50; i++)
+                {
+                    assertEquals(i, producer.send(record.value(new byte[10_000])));
+                }
+            }
+        }
+        catch (final Exception ex)
+        {
+            throw new AssertionError(ex);
+        }
+    }
 }

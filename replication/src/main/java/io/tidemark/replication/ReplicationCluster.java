@@ -64,6 +64,15 @@ public final class ReplicationCluster implements AutoCloseable
         {
             startHost(id);
         }
+        final long needed = (long)this.ctx.replicaFetchMaxBytes() + Transport.FETCH_RESPONSE_OVERHEAD;
+        if (transport.maxMessageLength() < needed)
+        {
+            close();
+            throw new io.tidemark.store.ConfigException(ReplicationContext.REPLICA_FETCH_MAX_BYTES,
+                this.ctx.replicaFetchMaxBytes() + " bytes per fetch need messages of " + needed + " bytes, but the " +
+                "transport (" + transport.getClass().getSimpleName() + ") carries at most " +
+                transport.maxMessageLength() + ": lower replica.fetch.max.bytes or give the transport longer terms");
+        }
     }
 
     /**

@@ -50,4 +50,17 @@ public interface Transport
 
     /** A host stopped or died: messages to and from it are dropped until {@link #hostUp}. */
     void hostDown(int host);
+
+    /**
+     * @return the largest message this transport carries between the hosts that are up (a fetch response holds up to
+     *         {@code replica.fetch.max.bytes} of batches plus {@link #FETCH_RESPONSE_OVERHEAD}). The cluster checks it
+     *         when it starts, so that a fetch size the transport cannot carry is a configuration error, not a stall.
+     */
+    default int maxMessageLength()
+    {
+        return Integer.MAX_VALUE;
+    }
+
+    /** Bytes a fetch response needs beyond {@code replica.fetch.max.bytes}: headers, and the partial batch rule. */
+    int FETCH_RESPONSE_OVERHEAD = 2048;
 }
