@@ -29,8 +29,10 @@ import java.util.function.IntFunction;
  * {@link #hostDown}. A send returns {@code false} on back-pressure or when nobody subscribes at the destination
  * (its host is down or unreachable), and the protocol retries: a follower whose leader is unreachable keeps
  * re-sending after its backoff, and the leader's ISR logic sees a follower that stopped fetching. A subscription
- * made at {@link #hostUp} joins each publication at its current position, so messages sent to an earlier
- * incarnation of the host are never delivered to the new one.
+ * made at {@link #hostUp} joins each publication near its current position: unlike the in-process rings, a few
+ * messages sent while the host was down (before the driver noticed it gone) can still reach its next incarnation.
+ * The protocol does not depend on their absence: fetch correlation ids carry the follower's incarnation, so a late
+ * response matches no request, and a late request is an ordinary fetch checked against the leader epoch.
  * <p>
  * Thread-safety: sends from any thread (Aeron's concurrent publications); each host's subscriptions are polled by
  * one thread, its host agent and its fetchers; {@link #hostUp} and {@link #hostDown} run while the host's agents

@@ -123,8 +123,9 @@ class AeronTransportTest
         assertTrue(transport.maxMessageLength(0) >= 1024 * 1024 + 64,
             "a default fetch response fits: " + transport.maxMessageLength(0));
 
-        // A host that is down receives nothing: sends to it fail, and after it comes back it sees only what was
-        // sent to the new incarnation.
+        // A host that is down receives nothing: sends to it fail (once the driver has noticed), and after it comes
+        // back it receives what is sent to the new incarnation. A stale message sent before the driver noticed may
+        // arrive too (the protocol's correlation ids make it harmless); nothing else does.
         transport.hostDown(0);
         final UnsafeBuffer stale = new UnsafeBuffer(new byte[] {1, 2, 3});
         await(() -> !transport.sendRequest(2, 0, 1, stale, 0, 3), "sends to a stopped host to fail");
@@ -133,10 +134,13 @@ class AeronTransportTest
         final byte[] fresh = randomBytes(16);
         sendRequest(transport, 2, 0, 3, fresh);
         final List<Received> afterRestart = new ArrayList<>();
-        await(() -> transport.pollRequests(0, into(afterRestart), 10) >= 0 && !afterRestart.isEmpty(),
-            "request after restart");
-        assertEquals(1, afterRestart.size());
-        assertArrayEquals(fresh, afterRestart.get(0).bytes());
+        await(() -> transport.pollRequests(0, into(afterRestart), 10) >= 0 &&
+            afterRestart.stream().anyMatch((r) -> java.util.Arrays.equals(fresh, r.bytes())), "request after restart");
+        assertArrayEquals(fresh, afterRestart.get(afterRestart.size() - 1).bytes());
+        for (int i = 0; i < afterRestart.size() - 1; i++)
+        {
+            assertArrayEquals(new byte[] {1, 2, 3}, afterRestart.get(i).bytes(), "only the stale sends, if any");
+        }
     }
 
     @Test

@@ -52,7 +52,10 @@ final class FollowerFetcher implements Agent
         this.ctx = ctx;
         this.clock = ctx.epochClock();
         this.errorHandler = errorHandler;
-        this.nextCorrelationId = (long)hostId << 48 | (long)leaderHostId << 40;
+        // Host, leader and incarnation in the high bits: a response to an earlier incarnation's fetch, delivered late
+        // by a network transport (Aeron may hand a restarted host messages sent before it subscribed again), never
+        // matches a request of this one.
+        this.nextCorrelationId = (long)hostId << 57 | (long)leaderHostId << 51 | (incarnation & 0x7FFFL) << 36;
     }
 
     int leaderHostId()
