@@ -17,6 +17,7 @@ final class SimTransport implements Transport
 {
     private final int maxHosts;
     private final Random random;
+    private final Random staleRandom;
     private final CachedEpochClock clock;
     private final java.util.List<PriorityQueue<Message>> queues = new java.util.ArrayList<>();
     private final boolean[] up;
@@ -35,10 +36,11 @@ final class SimTransport implements Transport
     {
     }
 
-    SimTransport(final int maxHosts, final Random random, final CachedEpochClock clock)
+    SimTransport(final int maxHosts, final Random random, final Random staleRandom, final CachedEpochClock clock)
     {
         this.maxHosts = maxHosts;
         this.random = random;
+        this.staleRandom = staleRandom;
         this.clock = clock;
         for (int i = 0; i < maxHosts * (maxHosts + 1); i++)
         {
@@ -148,10 +150,15 @@ final class SimTransport implements Transport
     public void hostUp(final int host)
     {
         up[host] = true;
-        queues.get(requestQueue(host)).clear();
-        for (int from = 0; from < maxHosts; from++)
+        // Like Aeron, a network transport may still hand a restarted host some messages sent to its previous
+        // incarnation: half the time they are kept and delivered.
+        if (null == staleRandom || staleRandom.nextBoolean())
         {
-            queues.get(responseQueue(host, from)).clear();
+            queues.get(requestQueue(host)).clear();
+            for (int from = 0; from < maxHosts; from++)
+            {
+                queues.get(responseQueue(host, from)).clear();
+            }
         }
     }
 
