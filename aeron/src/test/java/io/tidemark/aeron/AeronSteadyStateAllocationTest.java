@@ -32,8 +32,8 @@ class AeronSteadyStateAllocationTest
     private static final int WARM_UP_WINDOWS = 3;
     private static final int MEASURED_WINDOWS = 5;
     // Even one byte per round trip would be 20,000 bytes in every window. Heartbeats (records, every 100 ms) take a
-    // few hundred bytes per window; a rare ISR change under load (a descheduled agent thread) a few kilobytes.
-    private static final long MEDIAN_BUDGET = 2048;
+    // few hundred bytes per window. Windows in which the ISR or the leader changed are not steady and not counted.
+    private static final long MEDIAN_BUDGET = WINDOW / 4; // a quarter of a byte per round trip
     private static final long WINDOW_BUDGET = WINDOW;
 
     @TempDir
@@ -88,6 +88,7 @@ class AeronSteadyStateAllocationTest
             for (int window = 0, measured = 0; measured < MEASURED_WINDOWS; window++)
             {
                 final Map<Thread, Long> before = allocatedByThread(mx);
+                final int versionBefore = cluster.state(tp).version();
                 for (int i = 0; i < WINDOW; i++)
                 {
                     final long correlationId = ++id;
@@ -109,6 +110,14 @@ class AeronSteadyStateAllocationTest
                 if (window < WARM_UP_WINDOWS || System.nanoTime() < warmUpUntil)
                 {
                     continue; // warm-up: class loading, JIT, first-use buffers, the driver's start-up
+                }
+                if (cluster.state(tp).version() != versionBefore)
+                {
+                    // Not steady: the ISR or the leader changed during the window (a host's thread starved on a
+                    // loaded machine past a timeout), and a membership change allocates. Not counted.
+                    observed.append("(membership changed: window not counted) | ");
+                    assertTrue(window < 50, "no steady window in 50: " + observed);
+                    continue;
                 }
                 measured++;
                 for (final Map.Entry<Thread, Long> e : before.entrySet())
