@@ -8,7 +8,6 @@ import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
@@ -35,14 +34,13 @@ import java.util.stream.Stream;
  * </pre>
  * Not thread-safe: the controller serializes access.
  */
-public final class FileControllerStore implements ControllerStore
+public final class FileControllerStore extends CachedControllerStore
 {
     static final int MAGIC = 0x53504D54;
     private static final int PRODUCER_ID_MAGIC = 0x44494D54;
 
     private final Path dir;
     private final Path producerIdFile;
-    private final List<PartitionState> states = new ArrayList<>();
 
     /**
      * Open (creating it if needed) the controller state in {@code dir}.
@@ -140,24 +138,6 @@ public final class FileControllerStore implements ControllerStore
         write(next);
         states.set(next.partitionId(), next);
         return next;
-    }
-
-    @Override
-    public PartitionState get(final int partitionId)
-    {
-        return partitionId >= 0 && partitionId < states.size() ? states.get(partitionId) : null;
-    }
-
-    @Override
-    public List<PartitionState> all()
-    {
-        return List.copyOf(states);
-    }
-
-    @Override
-    public int size()
-    {
-        return states.size();
     }
 
     @Override

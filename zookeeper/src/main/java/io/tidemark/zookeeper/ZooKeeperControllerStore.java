@@ -1,6 +1,6 @@
 package io.tidemark.zookeeper;
 
-import io.tidemark.replication.ControllerStore;
+import io.tidemark.replication.CachedControllerStore;
 import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.PartitionStateCodec;
 import org.apache.curator.framework.CuratorFramework;
@@ -13,7 +13,6 @@ import org.apache.zookeeper.data.Stat;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -41,7 +40,7 @@ import java.util.concurrent.TimeUnit;
  * thread-safe (the controller serializes access). Failures to reach ZooKeeper, after Curator's retries, are
  * {@link ZooKeeperStoreException}s.
  */
-public final class ZooKeeperControllerStore implements ControllerStore
+public final class ZooKeeperControllerStore extends CachedControllerStore
 {
     /** Child of the root holding one znode per partition. */
     public static final String PARTITIONS = "partitions";
@@ -53,7 +52,6 @@ public final class ZooKeeperControllerStore implements ControllerStore
     private final CuratorFramework client;
     private final boolean ownsClient;
     private final String root;
-    private final List<PartitionState> states = new ArrayList<>();
     private long controllerEpoch;
     private int epochZnodeVersion;
     private int lastCounterVersion;
@@ -399,24 +397,6 @@ public final class ZooKeeperControllerStore implements ControllerStore
         }
         states.set(id, next);
         return next;
-    }
-
-    @Override
-    public PartitionState get(final int partitionId)
-    {
-        return partitionId >= 0 && partitionId < states.size() ? states.get(partitionId) : null;
-    }
-
-    @Override
-    public List<PartitionState> all()
-    {
-        return List.copyOf(states);
-    }
-
-    @Override
-    public int size()
-    {
-        return states.size();
     }
 
     @Override
