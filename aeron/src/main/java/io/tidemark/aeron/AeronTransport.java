@@ -21,9 +21,9 @@ import java.util.function.IntFunction;
  * between machines). Each replica host has one Aeron channel (its endpoint); on it, stream
  * {@link #REQUEST_STREAM_ID_BASE}{@code + host} carries the requests to the host and stream
  * {@link #RESPONSE_STREAM_ID_BASE}{@code + host * MAX_HOSTS + leader} the responses its fetcher for {@code leader}
- * receives. Each message is prefixed with its 4-byte type; a response larger than the MTU is fragmented by Aeron
- * and reassembled by a {@link FragmentAssembler} before the protocol sees it. Batches travel as the bytes the
- * leader read from its mapping.
+ * receives. Each message is prefixed with its 4-byte type and the 4-byte cluster id (a message of another cluster
+ * is dropped); a response larger than the MTU is fragmented by Aeron and reassembled by a {@link FragmentAssembler}
+ * before the protocol sees it. Batches travel as the bytes the leader read from its mapping.
  * <p>
  * A host served by this process gets its subscriptions and its publications at {@link #hostUp} and loses them at
  * {@link #hostDown}. A send returns {@code false} on back-pressure or when nobody subscribes at the destination
@@ -47,8 +47,8 @@ public final class AeronTransport implements Transport, AutoCloseable
     public static final int REQUEST_STREAM_ID_BASE = 1_000;
     /** Stream id of the responses host 0 receives from host 0; see the class comment. */
     public static final int RESPONSE_STREAM_ID_BASE = 10_000;
-    /** Bytes of the message type ahead of each message. */
-    public static final int TYPE_HEADER_LENGTH = 4;
+    /** Bytes ahead of each message: its type, then the cluster id. */
+    public static final int TYPE_HEADER_LENGTH = 8;
 
     private final Aeron aeron;
     private final boolean ownsAeron;
@@ -58,6 +58,9 @@ public final class AeronTransport implements Transport, AutoCloseable
     private final AtomicReferenceArray<Inbound> responseInbound;
     private final AtomicReferenceArray<Publication> requestOut;
     private final AtomicReferenceArray<Publication> responseOut;
+    private final int clusterId;
+    private final java.util.concurrent.atomic.AtomicLong foreignMessages = new java.util.concurrent.atomic.AtomicLong();
+    private volatile boolean isolated;
     private final ThreadLocal<UnsafeBuffer> typeHeader =
         ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[TYPE_HEADER_LENGTH]));
 
@@ -70,6 +73,21 @@ public final class AeronTransport implements Transport, AutoCloseable
      */
     public AeronTransport(
         final Aeron aeron, final boolean ownsAeron, final int hostCount, final IntFunction<String> channelOfHost)
+    {
+        this(aeron, ownsAeron, hostCount, channelOfHost, 0);
+    }
+
+    /**
+     * @param aeron         a connected Aeron client.
+     * @param ownsAeron     whether {@link #close} closes it.
+     * @param hostCount     host ids are in {@code [0, hostCount)}, at most {@link #MAX_HOSTS}.
+     * @param channelOfHost the Aeron channel of each host.
+     * @param clusterId     carried by every message; a message of another cluster that reaches these streams (a
+     *                      misconfigured host of another cluster on the same endpoints) is dropped and counted
+     *                      ({@link #foreignMessages()}).
+     */
+    public AeronTransport(final Aeron aeron, final boolean ownsAeron, final int hostCount,
+        final IntFunction<String> channelOfHost, final int clusterId)
     {
         if (hostCount < 1 || hostCount > MAX_HOSTS)
         {
@@ -87,6 +105,7 @@ public final class AeronTransport implements Transport, AutoCloseable
         this.ownsAeron = ownsAeron;
         this.hostCount = hostCount;
         this.channelOfHost = channelOfHost;
+        this.clusterId = clusterId;
         this.requestInbound = new AtomicReferenceArray<>(hostCount);
         this.responseInbound = new AtomicReferenceArray<>(hostCount * hostCount);
         this.requestOut = new AtomicReferenceArray<>(hostCount * hostCount);
@@ -197,8 +216,13 @@ public final class AeronTransport implements Transport, AutoCloseable
         {
             return false;
         }
+        if (isolated)
+        {
+            return false;
+        }
         final UnsafeBuffer header = typeHeader.get();
         header.putInt(0, msgTypeId);
+        header.putInt(4, clusterId);
         // Positive: sent. NOT_CONNECTED, BACK_PRESSURED, ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED: the
         // protocol retries later, as it does for a full ring.
         return publication.offer(header, 0, TYPE_HEADER_LENGTH, buffer, offset, length) > 0;
@@ -228,7 +252,7 @@ public final class AeronTransport implements Transport, AutoCloseable
         checkHost(host);
         hostDown(host);
         final String own = channelOfHost.apply(host);
-        requestInbound.set(host, new Inbound(aeron.addSubscription(own, requestStreamId(host))));
+        requestInbound.set(host, new Inbound(aeron.addSubscription(own, requestStreamId(host)), this));
         for (int other = 0; other < hostCount; other++)
         {
             if (other == host)
@@ -236,7 +260,7 @@ public final class AeronTransport implements Transport, AutoCloseable
                 continue;
             }
             responseInbound.set(pair(host, other),
-                new Inbound(aeron.addSubscription(own, responseStreamId(host, other))));
+                new Inbound(aeron.addSubscription(own, responseStreamId(host, other)), this));
             final String theirs = channelOfHost.apply(other);
             requestOut.set(pair(host, other), aeron.addPublication(theirs, requestStreamId(other)));
             responseOut.set(pair(host, other), aeron.addPublication(theirs, responseStreamId(other, host)));
@@ -255,6 +279,27 @@ public final class AeronTransport implements Transport, AutoCloseable
             CloseHelper.close(requestOut.getAndSet(pair(host, other), null));
             CloseHelper.close(responseOut.getAndSet(pair(host, other), null));
         }
+    }
+
+    /**
+     * Fault injection and operations: while isolated, every send fails and every message received is dropped, as
+     * if this process's network were cut (its ZooKeeper session is not affected).
+     */
+    public void isolate(final boolean isolated)
+    {
+        this.isolated = isolated;
+    }
+
+    /** @return whether {@link #isolate} cut this process off. */
+    public boolean isolated()
+    {
+        return isolated;
+    }
+
+    /** @return messages dropped because they carried another cluster's id. */
+    public long foreignMessages()
+    {
+        return foreignMessages.get();
     }
 
     /** Close every host's streams, and the Aeron client when this transport owns it. */
@@ -277,11 +322,13 @@ public final class AeronTransport implements Transport, AutoCloseable
         private final Subscription subscription;
         private final FragmentAssembler assembler = new FragmentAssembler(this::onMessage);
         private final UnsafeBuffer copy = new UnsafeBuffer(0, 0);
+        private final AeronTransport transport;
         private MessageHandler handler;
 
-        Inbound(final Subscription subscription)
+        Inbound(final Subscription subscription, final AeronTransport transport)
         {
             this.subscription = subscription;
+            this.transport = transport;
         }
 
         int poll(final MessageHandler handler, final int limit)
@@ -295,6 +342,15 @@ public final class AeronTransport implements Transport, AutoCloseable
             if (length < TYPE_HEADER_LENGTH)
             {
                 return; // not ours: every message of this transport carries its type
+            }
+            if (transport.isolated)
+            {
+                return;
+            }
+            if (buffer.getInt(offset + 4) != transport.clusterId)
+            {
+                transport.foreignMessages.incrementAndGet();
+                return;
             }
             final int msgTypeId = buffer.getInt(offset);
             final MutableDirectBuffer mutable;

@@ -1,7 +1,6 @@
 package io.tidemark.client;
 
 import io.tidemark.replication.Acks;
-import io.tidemark.replication.ReplicaHost;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 
@@ -277,8 +276,8 @@ final class PartitionSender
         int work = 0;
         for (ProducerBatch batch = queued.peek(); null != batch && now >= batch.retryAtMs; batch = queued.peek())
         {
-            final ReplicationError result = agent.channel().send(agent.session(), tp, agent.nextCorrelationId(),
-                Acks.NONE, agent.requestTimeoutMs(), -1, (short)-1, -1, batch.attempts + 1, batch.buffer,
+            final ReplicationError result = agent.channel().send(agent.session(), tp, source.partitionId,
+                agent.nextCorrelationId(), Acks.NONE, agent.requestTimeoutMs(), -1, (short)-1, -1, batch.attempts + 1, batch.buffer,
                 batch.length);
             work++;
             if (result == ReplicationError.NONE)
@@ -303,10 +302,10 @@ final class PartitionSender
     private void send(final ProducerBatch batch, final long now)
     {
         final long correlationId = agent.nextCorrelationId();
-        final ReplicaHost target = agent.channel().leaderHost(source.partitionId);
-        final ReplicationError result = agent.channel().send(agent.session(), tp, correlationId, acks,
-            agent.requestTimeoutMs(), batch.producerId, batch.epoch, batch.sequence, batch.attempts + 1, batch.buffer,
-            batch.length);
+        final long target = agent.channel().leaderInstance(source.partitionId);
+        final ReplicationError result = agent.channel().send(agent.session(), tp, source.partitionId, correlationId,
+            acks, agent.requestTimeoutMs(), batch.producerId, batch.epoch, batch.sequence, batch.attempts + 1,
+            batch.buffer, batch.length);
         if (result == ReplicationError.NONE)
         {
             batch.attempts++;

@@ -1,7 +1,6 @@
 package io.tidemark.client;
 
 import io.tidemark.replication.ReplicationCluster;
-import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
 import io.tidemark.store.RecordEncoder;
 import org.agrona.ErrorHandler;
@@ -39,8 +38,6 @@ import java.util.function.BooleanSupplier;
 public final class Producer implements AutoCloseable
 {
     private static final System.Logger LOGGER = System.getLogger(Producer.class.getName());
-    /** Room left for the leader's request header in its produce queue. */
-    private static final int REQUEST_HEADER_ALLOWANCE = 64;
 
     private final ProducerContext ctx;
     private final EpochClock clock;
@@ -67,22 +64,38 @@ public final class Producer implements AutoCloseable
         this(cluster, ctx, ProduceFaults.NONE);
     }
 
+    /**
+     * Start a producer on a cluster reached through a connection (module {@code host} connects to hosts in other
+     * processes), and in DEDICATED mode its agent thread.
+     *
+     * @param connection the cluster whose topics it writes.
+     * @param ctx        configuration, concluded here.
+     * @throws ConfigException for an invalid configuration, naming the key.
+     */
+    public Producer(final ClusterConnection connection, final ProducerContext ctx)
+    {
+        this(connection, ctx, ProduceFaults.NONE);
+    }
+
     Producer(final ReplicationCluster cluster, final ProducerContext ctx, final ProduceFaults faults)
     {
+        this(ClusterConnection.of(cluster), ctx, faults);
+    }
+
+    Producer(final ClusterConnection connection, final ProducerContext ctx, final ProduceFaults faults)
+    {
         this.ctx = ctx.conclude();
-        final ReplicationContext clusterCtx = cluster.context();
-        final int queueMax = clusterCtx.produceRingBytes() / 8 - REQUEST_HEADER_ALLOWANCE;
+        final int queueMax = connection.maxRequestBytes();
         if (ctx.batchSize() > queueMax)
         {
-            throw new ConfigException(ProducerContext.BATCH_SIZE, ctx.batchSize() + " exceeds what a leader's " +
-                "produce queue accepts in one request (" + queueMax + " with produce.ring.bytes=" +
-                clusterCtx.produceRingBytes() + ")");
+            throw new ConfigException(ProducerContext.BATCH_SIZE, ctx.batchSize() + " exceeds what a leader " +
+                "accepts in one request (" + queueMax + " bytes; in one JVM a quarter of produce.ring.bytes)");
         }
         this.maxRecordSize = (int)Math.min(queueMax, ctx.bufferMemory());
-        this.clock = null != ctx.epochClock() ? ctx.epochClock() : clusterCtx.epochClock();
+        this.clock = null != ctx.epochClock() ? ctx.epochClock() : connection.epochClock();
         this.errorHandler = null != ctx.errorHandler() ? ctx.errorHandler() :
             (t) -> LOGGER.log(System.Logger.Level.ERROR, "producer error", t);
-        final ClusterChannel channel = new ClusterChannel(cluster, faults);
+        final ClusterChannel channel = new ClusterChannel(connection, faults);
         this.pool = new BufferPool(ctx.bufferMemory(), ctx.batchSize(), clock);
         this.accumulator = new RecordAccumulator(channel, ctx, pool);
         this.sender = new Sender(ctx, channel, accumulator, pool, clock, errorHandler);
@@ -99,8 +112,7 @@ public final class Producer implements AutoCloseable
             this.invoker = new AgentInvoker(errorHandler, null, sender);
             this.invoker.start();
             final Runnable idle = null != ctx.invokerIdleAction() ? ctx.invokerIdleAction() :
-                clusterCtx.threadingMode() == ReplicationContext.ThreadingMode.INVOKER ?
-                cluster::invokeAgents : Thread::yield;
+                connection.waitAction();
             this.invokerStep = () ->
             {
                 invoker.invoke();

@@ -1,6 +1,5 @@
 package io.tidemark.client;
 
-import io.tidemark.replication.ReplicaHost;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.store.RecordDescriptor;
 import io.tidemark.store.RecordEncoder;
@@ -46,7 +45,7 @@ final class ProducerBatch
     long correlationId;
     long retryAtMs;
     long attemptDeadlineMs;
-    ReplicaHost target;
+    long target = ClusterConnection.NO_LEADER;
     ReplicationError lastError = ReplicationError.NONE;
     boolean mayBeAppended;
     PartitionSender owner;
@@ -159,7 +158,7 @@ final class ProducerBatch
         correlationId = 0;
         retryAtMs = 0;
         attemptDeadlineMs = 0;
-        target = null;
+        target = ClusterConnection.NO_LEADER;
         lastError = ReplicationError.NONE;
         mayBeAppended = false;
         owner = null;

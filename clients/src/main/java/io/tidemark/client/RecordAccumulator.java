@@ -51,7 +51,7 @@ final class RecordAccumulator
             {
                 throw ProducerException.of(ProducerErrorCode.UNKNOWN_TOPIC, "no topic given");
             }
-            final List<PartitionState> partitions = channel.cluster().partitions(name);
+            final List<PartitionState> partitions = channel.partitions(name);
             if (partitions.isEmpty())
             {
                 throw ProducerException.of(ProducerErrorCode.UNKNOWN_TOPIC, "topic " + name + " does not exist");

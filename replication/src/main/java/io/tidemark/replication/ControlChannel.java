@@ -1,27 +1,70 @@
 package io.tidemark.replication;
 
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
+import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Consumer;
+import java.util.function.IntPredicate;
 
 /**
- * Queues between the controller and the replica hosts of one JVM. A host can be cut off from the controller
+ * Queues between the controller and the replica hosts. In one JVM every host and the controller are local and
+ * messages are objects on queues. When hosts run in several processes, a {@link ControlLink} carries the
+ * messages whose destination is in another process ({@link ControlMessageCodec}-encoded, behind the destination
+ * host id), and the receiving process hands them to {@link #deliver}. A host can be cut off from the controller
  * (both directions, as a lost ZooKeeper/controller connection would), which the fault tests use. Thread-safe.
  */
 public final class ControlChannel
 {
     private static final int CAPACITY = 64 * 1024;
+    /** Destination host id of a forwarded message to the controller. */
+    private static final int TO_CONTROLLER = -1;
 
     private final ManyToOneConcurrentArrayQueue<ControlMessage> toController =
         new ManyToOneConcurrentArrayQueue<>(CAPACITY);
     private final java.util.List<ManyToOneConcurrentArrayQueue<ControlMessage>> toHosts;
     private final AtomicLong cutHosts = new AtomicLong();
+    private final IntPredicate localHost;
+    private final ControlLink link;
+    private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong unsent = new AtomicLong();
 
     /**
+     * Carries control messages to other processes. Implementations are thread-safe.
+     */
+    public interface ControlLink
+    {
+        /** @return the host id whose process runs the controller now, or -1 when none is known. */
+        int controllerHost();
+
+        /**
+         * Send an encoded message to the process of {@code host}, to be handed to its {@link #deliver}.
+         *
+         * @return false when it could not be sent now (the protocol repeats what matters: heartbeats repair lost
+         *         state within an interval).
+         */
+        boolean send(int host, DirectBuffer buffer, int offset, int length);
+    }
+
+    /**
+     * A channel whose hosts and controller are all in this JVM.
+     *
      * @param maxHosts host ids are in {@code [0, maxHosts)}, at most 64.
      */
     public ControlChannel(final int maxHosts)
+    {
+        this(maxHosts, (host) -> true, null);
+    }
+
+    /**
+     * A channel of one process among several.
+     *
+     * @param maxHosts  host ids are in {@code [0, maxHosts)}, at most 64.
+     * @param localHost which host ids run in this process.
+     * @param link      carries messages to the other processes.
+     */
+    public ControlChannel(final int maxHosts, final IntPredicate localHost, final ControlLink link)
     {
         final java.util.List<ManyToOneConcurrentArrayQueue<ControlMessage>> queues = new java.util.ArrayList<>();
         for (int i = 0; i < maxHosts; i++)
@@ -29,6 +72,77 @@ public final class ControlChannel
             queues.add(new ManyToOneConcurrentArrayQueue<>(CAPACITY));
         }
         toHosts = java.util.List.copyOf(queues);
+        this.localHost = localHost;
+        this.link = link;
+    }
+
+    private boolean controllerIsLocal()
+    {
+        if (null == link)
+        {
+            return true;
+        }
+        final int controller = link.controllerHost();
+        return controller >= 0 && localHost.test(controller);
+    }
+
+    private void forward(final int host, final int destination, final ControlMessage message)
+    {
+        final UnsafeBuffer buffer = new UnsafeBuffer(new byte[4 + ControlMessageCodec.encodedLength(message)]);
+        buffer.putInt(0, destination, java.nio.ByteOrder.LITTLE_ENDIAN);
+        final int length = 4 + ControlMessageCodec.encode(message, buffer, 4);
+        if (host < 0 || !link.send(host, buffer, 0, length))
+        {
+            unsent.incrementAndGet();
+        }
+    }
+
+    /**
+     * Hand over a message another process's channel forwarded to this one: it is queued for its destination when
+     * that runs here (a host of this process, or the controller while this process runs it) and dropped otherwise.
+     * A malformed message is counted and dropped.
+     *
+     * @return whether it was queued.
+     */
+    public boolean deliver(final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length < 4)
+        {
+            malformed.incrementAndGet();
+            return false;
+        }
+        final ControlMessage message;
+        try
+        {
+            message = ControlMessageCodec.decode(buffer, offset + 4, length - 4);
+        }
+        catch (final ControlMessageCodec.MalformedMessageException ex)
+        {
+            malformed.incrementAndGet();
+            return false;
+        }
+        final int destination = buffer.getInt(offset, java.nio.ByteOrder.LITTLE_ENDIAN);
+        if (destination == TO_CONTROLLER)
+        {
+            return controllerIsLocal() && toController.offer(message);
+        }
+        if (destination < 0 || destination >= toHosts.size() || !localHost.test(destination) || isCut(destination))
+        {
+            return false;
+        }
+        return toHosts.get(destination).offer(message);
+    }
+
+    /** @return forwarded messages dropped as malformed. */
+    public long malformedMessages()
+    {
+        return malformed.get();
+    }
+
+    /** @return messages to another process that could not be sent (no controller known, link back-pressured). */
+    public long unsentMessages()
+    {
+        return unsent.get();
     }
 
     private boolean isCut(final int host)
@@ -50,17 +164,33 @@ public final class ControlChannel
 
     void toController(final int fromHost, final ControlMessage message)
     {
-        if (!isCut(fromHost))
+        if (isCut(fromHost))
+        {
+            return;
+        }
+        if (controllerIsLocal())
         {
             toController.offer(message);
+        }
+        else
+        {
+            forward(link.controllerHost(), TO_CONTROLLER, message);
         }
     }
 
     void toHost(final int host, final ControlMessage message)
     {
-        if (!isCut(host))
+        if (isCut(host))
+        {
+            return;
+        }
+        if (localHost.test(host))
         {
             toHosts.get(host).offer(message);
+        }
+        else
+        {
+            forward(host, host, message);
         }
     }
 

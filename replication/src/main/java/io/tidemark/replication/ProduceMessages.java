@@ -51,4 +51,44 @@ final class ProduceMessages
     {
         return index + HEADER_LENGTH;
     }
+
+    /**
+     * Put a produce request for a run of records on a leader's produce ring.
+     *
+     * @param ring the leader replica's ring, or null when the partition has no leader here.
+     * @return NONE when queued; LEADER_NOT_AVAILABLE without a ring; BACK_PRESSURED when the ring is full;
+     *         INVALID_RECORDS when the request cannot fit the ring.
+     */
+    static ReplicationError enqueue(final org.agrona.concurrent.ringbuffer.RingBuffer ring, final int session,
+        final long correlationId, final int acks, final int timeoutMs, final long producerId,
+        final short producerEpoch, final int baseSequence, final DirectBuffer records, final int offset,
+        final int length)
+    {
+        if (null == ring)
+        {
+            return ReplicationError.LEADER_NOT_AVAILABLE;
+        }
+        if (HEADER_LENGTH + length > ring.maxMsgLength())
+        {
+            return ReplicationError.INVALID_RECORDS;
+        }
+        final int index = ring.tryClaim(PRODUCE_REQUEST, HEADER_LENGTH + length);
+        if (index <= 0)
+        {
+            return ReplicationError.BACK_PRESSURED;
+        }
+        final org.agrona.MutableDirectBuffer buffer = ring.buffer();
+        buffer.putInt(index + SESSION_OFFSET, session);
+        buffer.putInt(index + ACKS_OFFSET, acks);
+        buffer.putInt(index + TIMEOUT_OFFSET, timeoutMs);
+        buffer.putShort(index + PRODUCER_EPOCH_OFFSET, producerEpoch);
+        buffer.putShort(index + PRODUCER_EPOCH_OFFSET + 2, (short)0);
+        buffer.putLong(index + PRODUCER_ID_OFFSET, producerId);
+        buffer.putInt(index + BASE_SEQUENCE_OFFSET, baseSequence);
+        buffer.putInt(index + RECORDS_LENGTH_OFFSET, length);
+        buffer.putLong(index + CORRELATION_ID_OFFSET, correlationId);
+        buffer.putBytes(index + HEADER_LENGTH, records, offset, length);
+        ring.commit(index);
+        return ReplicationError.NONE;
+    }
 }

@@ -241,29 +241,8 @@ public final class ReplicationCluster implements AutoCloseable
         final int acks, final int timeoutMs, final long producerId, final short producerEpoch, final int baseSequence,
         final DirectBuffer records, final int offset, final int length)
     {
-        final RingBuffer ring = ringOf(tp, acks);
-        if (null == ring)
-        {
-            return ReplicationError.LEADER_NOT_AVAILABLE;
-        }
-        if (ProduceMessages.HEADER_LENGTH + length > ring.maxMsgLength())
-        {
-            return ReplicationError.INVALID_RECORDS;
-        }
-        final int index = ring.tryClaim(ProduceMessages.PRODUCE_REQUEST, ProduceMessages.HEADER_LENGTH + length);
-        if (index <= 0)
-        {
-            return ReplicationError.BACK_PRESSURED;
-        }
-        final MutableDirectBuffer buffer = ring.buffer();
-        encodeHeader(buffer, index, session, acks, timeoutMs, correlationId, length);
-        buffer.putShort(index + ProduceMessages.PRODUCER_EPOCH_OFFSET, producerEpoch);
-        buffer.putShort(index + ProduceMessages.PRODUCER_EPOCH_OFFSET + 2, (short)0);
-        buffer.putLong(index + ProduceMessages.PRODUCER_ID_OFFSET, producerId);
-        buffer.putInt(index + ProduceMessages.BASE_SEQUENCE_OFFSET, baseSequence);
-        buffer.putBytes(index + ProduceMessages.HEADER_LENGTH, records, offset, length);
-        ring.commit(index);
-        return ReplicationError.NONE;
+        return ProduceMessages.enqueue(ringOf(tp, acks), session, correlationId, acks, timeoutMs, producerId,
+            producerEpoch, baseSequence, records, offset, length);
     }
 
     /**

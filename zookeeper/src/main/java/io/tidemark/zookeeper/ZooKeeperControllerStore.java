@@ -12,9 +12,7 @@ import org.apache.zookeeper.OpResult;
 import org.apache.zookeeper.data.Stat;
 
 import java.nio.ByteBuffer;
-import java.nio.ByteOrder;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The controller's durable state in ZooKeeper, through Apache Curator, so that controllers on several machines share
@@ -35,6 +33,9 @@ import java.util.concurrent.TimeUnit;
  * overwrite what a newer one wrote: its write fails, the store re-reads the partition, and the controller decides
  * again. Producer ids are reserved by compare-and-set on their znode, so two controllers never hand out the same
  * one.
+ * <p>
+ * <b>Access.</b> Opened with {@link #connect(ZooKeeperSettings)}, the store authenticates with the settings' digest
+ * credentials and every znode it creates can be read or changed only with them (see {@link ZooKeeperSettings}).
  * <p>
  * Reads come from the store's copy, loaded when it opens and refreshed on every lost compare-and-set. Not
  * thread-safe (the controller serializes access). Failures to reach ZooKeeper, after Curator's retries, are
@@ -103,27 +104,24 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
     {
         final CuratorFramework client = CuratorFrameworkFactory.newClient(connectString, sessionTimeoutMs,
             connectionTimeoutMs, new ExponentialBackoffRetry(100, 3));
-        client.start();
-        try
-        {
-            if (!client.blockUntilConnected(connectionTimeoutMs, TimeUnit.MILLISECONDS))
-            {
-                throw new ZooKeeperStoreException("cannot reach ZooKeeper at " + connectString + " within " +
-                    connectionTimeoutMs + " ms", null);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            client.close();
-            Thread.currentThread().interrupt();
-            throw new ZooKeeperStoreException("interrupted while connecting to ZooKeeper at " + connectString, ex);
-        }
-        catch (final RuntimeException ex)
-        {
-            client.close();
-            throw ex;
-        }
-        return new ZooKeeperControllerStore(client, rootPath, true);
+        return new ZooKeeperControllerStore(
+            ZooKeeperSettings.startAndAwaitConnection(client, connectString, connectionTimeoutMs), rootPath, true);
+    }
+
+    /**
+     * Connect to ZooKeeper with digest credentials and open the store under the settings' root; the store owns the
+     * client. Every znode the store creates carries the settings' ACL ({@link ZooKeeperSettings#aclId()} only).
+     *
+     * @param settings the servers, root, credentials and timeouts; concluded here when not already.
+     * @return the store.
+     * @throws io.tidemark.store.ConfigException when a setting is invalid.
+     * @throws ZooKeeperStoreException           when no server answers within the connection timeout, or the
+     *                                           root cannot be read or created (with these credentials, say).
+     */
+    public static ZooKeeperControllerStore connect(final ZooKeeperSettings settings)
+    {
+        settings.conclude();
+        return new ZooKeeperControllerStore(settings.connectClient(), settings.rootPath(), true);
     }
 
     private String partitionsPath()
@@ -148,17 +146,8 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         }
         catch (final Exception ex)
         {
-            throw failure("cannot create " + path, ex);
+            throw ZooKeeperCounters.failure("cannot create " + path, ex);
         }
-    }
-
-    private static ZooKeeperStoreException failure(final String what, final Exception cause)
-    {
-        if (cause instanceof InterruptedException)
-        {
-            Thread.currentThread().interrupt();
-        }
-        return new ZooKeeperStoreException(what + ": " + cause, cause);
     }
 
     private String epochPath()
@@ -175,64 +164,25 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
 
     /**
      * Add {@code delta} to the 8-byte counter at {@code path} (created at 0 when missing) by compare-and-set on its
-     * version, retrying when another writer got there first; {@link #lastCounterVersion} is the version written.
+     * version (see {@link ZooKeeperCounters}); {@link #lastCounterVersion} is the version written.
      *
      * @param fenced whether the write also checks that no newer controller has opened a store.
      * @return the counter's value before the addition.
      */
     private long addToCounter(final String path, final long delta, final boolean fenced, final String what)
     {
-        for (int attempt = 0; attempt < 100; attempt++)
+        return ZooKeeperCounters.getAndAdd(client, path, delta, what, (p, version, data) ->
         {
-            try
+            if (fenced)
             {
-                final Stat stat = new Stat();
-                final byte[] data;
-                try
-                {
-                    data = client.getData().storingStatIn(stat).forPath(path);
-                }
-                catch (final KeeperException.NoNodeException ex)
-                {
-                    try
-                    {
-                        client.create().forPath(path, encodeLong(0));
-                    }
-                    catch (final KeeperException.NodeExistsException raced)
-                    {
-                        // another controller created it
-                    }
-                    continue;
-                }
-                final long value = decodeLong(path, data);
-                if (fenced)
-                {
-                    fenced(client.transactionOp().setData().withVersion(stat.getVersion()).forPath(path,
-                        encodeLong(value + delta)), what);
-                    lastCounterVersion = stat.getVersion() + 1;
-                }
-                else
-                {
-                    lastCounterVersion = client.setData().withVersion(stat.getVersion())
-                        .forPath(path, encodeLong(value + delta)).getVersion();
-                }
-                return value;
+                fenced(client.transactionOp().setData().withVersion(version).forPath(p, data), what);
+                lastCounterVersion = version + 1;
             }
-            catch (final KeeperException.BadVersionException ex)
+            else
             {
-                // another writer got there first: read again
+                lastCounterVersion = client.setData().withVersion(version).forPath(p, data).getVersion();
             }
-            catch (final IllegalStateException | ZooKeeperStoreException ex)
-            {
-                throw ex; // damaged, or fenced: not a reason to retry
-            }
-            catch (final Exception ex)
-            {
-                throw failure("cannot " + what + " at " + path, ex);
-            }
-        }
-        throw new ZooKeeperStoreException("cannot " + what + " at " + path + ": 100 compare-and-set attempts lost " +
-            "to other writers", null);
+        });
     }
 
     /** @return the controller epoch this store claimed when it opened. */
@@ -272,15 +222,6 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         }
     }
 
-    private static long decodeLong(final String path, final byte[] data)
-    {
-        if (data.length != Long.BYTES)
-        {
-            throw new IllegalStateException("znode " + path + " is damaged: " + data.length + " bytes, expected 8");
-        }
-        return ByteBuffer.wrap(data).order(ByteOrder.LITTLE_ENDIAN).getLong();
-    }
-
     private void load()
     {
         final List<String> children;
@@ -290,7 +231,7 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         }
         catch (final Exception ex)
         {
-            throw failure("cannot list " + partitionsPath(), ex);
+            throw ZooKeeperCounters.failure("cannot list " + partitionsPath(), ex);
         }
         states.clear();
         for (int id = 0; id < children.size(); id++)
@@ -315,7 +256,7 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         }
         catch (final Exception ex)
         {
-            throw failure("cannot read " + path, ex);
+            throw ZooKeeperCounters.failure("cannot read " + path, ex);
         }
         final PartitionState state;
         try
@@ -361,7 +302,7 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         }
         catch (final Exception ex)
         {
-            throw failure("cannot create " + path, ex);
+            throw ZooKeeperCounters.failure("cannot create " + path, ex);
         }
         states.add(state);
         return state;
@@ -393,7 +334,7 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         }
         catch (final Exception ex)
         {
-            throw failure("cannot write " + path, ex);
+            throw ZooKeeperCounters.failure("cannot write " + path, ex);
         }
         states.set(id, next);
         return next;
@@ -407,11 +348,6 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
             throw new IllegalArgumentException("count must be positive: " + count);
         }
         return addToCounter(root + "/" + PRODUCER_IDS, count, true, "reserve producer ids");
-    }
-
-    private static byte[] encodeLong(final long value)
-    {
-        return ByteBuffer.allocate(Long.BYTES).order(ByteOrder.LITTLE_ENDIAN).putLong(value).array();
     }
 
     @Override

@@ -75,8 +75,9 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
     }
 
     /**
-     * Register a host: an ephemeral node that lives as long as {@code hostClient}'s session. A node left by the
-     * host's previous session (a process killed moments ago) is waited out, up to {@code timeoutMs}.
+     * Register a host: an ephemeral node that lives as long as {@code hostClient}'s session, holding
+     * {@code "host <id>"}. A node left by the host's previous session (a process killed moments ago) is waited out,
+     * up to {@code timeoutMs}.
      *
      * @param hostClient the host's own started Curator client.
      * @param rootPath   the cluster's root znode.
@@ -87,14 +88,37 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
     public static void register(
         final CuratorFramework hostClient, final String rootPath, final int hostId, final long timeoutMs)
     {
-        final String path = rootPath + "/" + HOSTS + "/" + hostId;
+        register(hostClient, rootPath, hostId, ("host " + hostId).getBytes(StandardCharsets.UTF_8), timeoutMs);
+    }
+
+    /**
+     * Register a host: an ephemeral node that lives as long as {@code hostClient}'s session, holding {@code data}
+     * (what others need to reach this incarnation of the host: its endpoint, its incarnation number), readable
+     * with {@link #hostData}. The node gets the client's ACL (see {@link ZooKeeperSettings#newClient()}). A node
+     * left by the host's previous session (a process killed moments ago) is waited out, up to {@code timeoutMs}.
+     *
+     * @param hostClient the host's own started Curator client.
+     * @param rootPath   the cluster's root znode.
+     * @param hostId     the host's id.
+     * @param data       the node's data (ZooKeeper limits it to about 1 MB).
+     * @param timeoutMs  how long to wait for a previous session's node to go.
+     * @throws ZooKeeperStoreException when the node could not be created in time.
+     */
+    public static void register(
+        final CuratorFramework hostClient,
+        final String rootPath,
+        final int hostId,
+        final byte[] data,
+        final long timeoutMs)
+    {
+        final String path = hostPath(rootPath, hostId);
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (true)
         {
             try
             {
                 hostClient.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
-                    .forPath(path, ("host " + hostId).getBytes(StandardCharsets.UTF_8));
+                    .forPath(path, data);
                 return;
             }
             catch (final KeeperException.NodeExistsException ex)
@@ -119,6 +143,38 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
                 throw new ZooKeeperStoreException("cannot register host " + hostId + " at " + path, ex);
             }
         }
+    }
+
+    /**
+     * Read what a host registered (see {@link #register(CuratorFramework, String, int, byte[], long)}), from
+     * ZooKeeper now (not from a cache).
+     *
+     * @param client   a started Curator client (with the credentials the node's ACL asks for).
+     * @param rootPath the cluster's root znode.
+     * @param hostId   the host's id.
+     * @return the data of the host's node, or null when the host is not registered.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be read (or refuses these credentials).
+     */
+    public static byte[] hostData(final CuratorFramework client, final String rootPath, final int hostId)
+    {
+        final String path = hostPath(rootPath, hostId);
+        try
+        {
+            return client.getData().forPath(path);
+        }
+        catch (final KeeperException.NoNodeException ex)
+        {
+            return null;
+        }
+        catch (final Exception ex)
+        {
+            throw ZooKeeperCounters.failure("cannot read host " + hostId + " at " + path, ex);
+        }
+    }
+
+    private static String hostPath(final String rootPath, final int hostId)
+    {
+        return rootPath + "/" + HOSTS + "/" + hostId;
     }
 
     @Override

@@ -1,0 +1,291 @@
+package io.tidemark.host;
+
+import io.tidemark.replication.ControlChannel;
+import io.tidemark.replication.Controller;
+import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.ReplicationContext;
+import io.tidemark.zookeeper.ControllerFencedException;
+import io.tidemark.zookeeper.ZooKeeperControllerElection;
+import io.tidemark.zookeeper.ZooKeeperControllerStore;
+import io.tidemark.zookeeper.ZooKeeperHostLiveness;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.zookeeper.KeeperException;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+
+/**
+ * This host's part in the controller election, on a thread of its own (the controller's calls to ZooKeeper block):
+ * it keeps {@link #controllerHost()} current for the control channel, and while this host is elected it runs a
+ * {@link Controller} over a {@link ZooKeeperControllerStore} (opening it bumps the controller epoch, which fences
+ * the previous controller's writes) and carries out topic creation requests. Losing the election, or a write
+ * fenced by a newer controller, stops the controller at once.
+ */
+final class ControllerRole implements Runnable, AutoCloseable
+{
+    /** Child of the root where clients ask for topics: one znode per topic, data {@code partitions:factor}. */
+    static final String CREATE_TOPIC = "admin/create-topic";
+    /** Prefix of a request's data once the controller refused it. */
+    static final String REFUSED = "refused: ";
+
+    private final int hostId;
+    private final CuratorFramework client;
+    private final String root;
+    private final ReplicationContext ctx;
+    private final ControlChannel channel;
+    private final ErrorHandler errorHandler;
+    private final ZooKeeperControllerElection election;
+    private final ZooKeeperHostLiveness liveness;
+    private final Thread thread;
+    private final System.Logger logger = System.getLogger(ControllerRole.class.getName());
+    private volatile int controllerHost = -1;
+    private volatile boolean running = true;
+    private volatile Controller controller;
+    private ZooKeeperControllerStore store;
+    private long nextElectionCheckMs;
+    private long nextAdminCheckMs;
+
+    /**
+     * @param ctx replication configuration whose host liveness is {@code liveness}.
+     */
+    ControllerRole(final int hostId, final CuratorFramework client, final String root,
+        final ReplicationContext ctx, final ZooKeeperHostLiveness liveness, final ControlChannel channel,
+        final ErrorHandler errorHandler)
+    {
+        this.hostId = hostId;
+        this.client = client;
+        this.root = root;
+        this.channel = channel;
+        this.errorHandler = errorHandler;
+        this.liveness = liveness;
+        this.ctx = ctx;
+        this.election = new ZooKeeperControllerElection(client, root, hostId, null);
+        this.thread = new Thread(this, "tidemark-controller-role-" + hostId);
+        thread.setDaemon(true);
+    }
+
+    void start()
+    {
+        refreshControllerHost();
+        thread.start();
+    }
+
+    /** @return the host id whose process runs the controller, or -1 while none is known. */
+    int controllerHost()
+    {
+        return controllerHost;
+    }
+
+    /** @return whether this host runs the controller now. */
+    boolean isController()
+    {
+        return null != controller;
+    }
+
+    /** @return the controller this host runs now, or null. */
+    Controller controller()
+    {
+        return controller;
+    }
+
+    @Override
+    public void run()
+    {
+        final IdleStrategy idle = new SleepingMillisIdleStrategy(1);
+        while (running)
+        {
+            int work = 0;
+            try
+            {
+                work += duty(System.currentTimeMillis());
+            }
+            catch (final ControllerFencedException ex)
+            {
+                logger.log(System.Logger.Level.WARNING, "host " + hostId + ": a newer controller took over: " +
+                    ex.getMessage());
+                stopController();
+            }
+            catch (final RuntimeException ex)
+            {
+                errorHandler.onError(ex);
+                if (null != controller && !election.isController())
+                {
+                    stopController();
+                }
+            }
+            idle.idle(work);
+        }
+        stopController();
+    }
+
+    private int duty(final long now)
+    {
+        int work = 0;
+        if (now >= nextElectionCheckMs)
+        {
+            nextElectionCheckMs = now + 20;
+            final boolean elected = election.isController() && client.getZookeeperClient().isConnected();
+            if (elected && null == controller)
+            {
+                startController();
+                work++;
+            }
+            else if (!elected && null != controller)
+            {
+                logger.log(System.Logger.Level.INFO, "host " + hostId + " is no longer the controller");
+                stopController();
+                work++;
+            }
+            refreshControllerHost();
+        }
+        final Controller current = controller;
+        if (null != current)
+        {
+            work += current.doWork();
+            if (now >= nextAdminCheckMs)
+            {
+                nextAdminCheckMs = now + 50;
+                work += createRequestedTopics(current);
+            }
+        }
+        return work;
+    }
+
+    private void refreshControllerHost()
+    {
+        if (null != controller)
+        {
+            controllerHost = hostId;
+            return;
+        }
+        try
+        {
+            controllerHost = election.controllerHostId();
+        }
+        catch (final RuntimeException ex)
+        {
+            controllerHost = -1;
+        }
+    }
+
+    private void startController()
+    {
+        store = new ZooKeeperControllerStore(client, root, false);
+        controller = new Controller(store, ctx, channel);
+        controllerHost = hostId;
+        logger.log(System.Logger.Level.INFO, "host " + hostId + " is the controller (epoch " +
+            store.controllerEpoch() + ")");
+    }
+
+    private void stopController()
+    {
+        controller = null;
+        if (null != store)
+        {
+            store.close();
+            store = null;
+        }
+    }
+
+    /** Carry out the topic creation requests waiting under {@code <root>/admin/create-topic}. */
+    private int createRequestedTopics(final Controller current)
+    {
+        final String dir = root + "/" + CREATE_TOPIC;
+        final List<String> topics;
+        try
+        {
+            if (null == client.checkExists().forPath(dir))
+            {
+                return 0;
+            }
+            topics = client.getChildren().forPath(dir);
+        }
+        catch (final Exception ex)
+        {
+            throw new IllegalStateException("cannot list topic requests at " + dir, ex);
+        }
+        int work = 0;
+        for (final String topic : topics)
+        {
+            final String path = dir + "/" + topic;
+            try
+            {
+                final String request = new String(client.getData().forPath(path), StandardCharsets.UTF_8);
+                if (request.startsWith(REFUSED))
+                {
+                    continue;
+                }
+                if (exists(current, topic))
+                {
+                    client.delete().forPath(path); // created before a controller change cut the request short
+                    continue;
+                }
+                final String[] parts = request.split(":");
+                try
+                {
+                    final int partitions = Integer.parseInt(parts[0]);
+                    final int factor = Integer.parseInt(parts[1]);
+                    final int[] hosts = registeredHosts();
+                    current.createTopic(topic, partitions, factor, hosts);
+                    logger.log(System.Logger.Level.INFO, "created topic " + topic + " (" + partitions +
+                        " partitions, replication factor " + factor + ") over hosts " + java.util.Arrays.toString(hosts));
+                    client.delete().forPath(path);
+                }
+                catch (final IllegalArgumentException | ArrayIndexOutOfBoundsException ex)
+                {
+                    client.setData().forPath(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
+                }
+                work++;
+            }
+            catch (final KeeperException.NoNodeException ex)
+            {
+                // withdrawn by its client
+            }
+            catch (final RuntimeException ex)
+            {
+                throw ex;
+            }
+            catch (final Exception ex)
+            {
+                throw new IllegalStateException("cannot handle the topic request at " + path, ex);
+            }
+        }
+        return work;
+    }
+
+    private static boolean exists(final Controller current, final String topic)
+    {
+        for (final PartitionState state : current.partitions())
+        {
+            if (state.topicPartition().topic().equals(topic))
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private int[] registeredHosts() throws Exception
+    {
+        final String hosts = root + "/" + ZooKeeperHostLiveness.HOSTS;
+        return client.getChildren().forPath(hosts).stream().mapToInt(Integer::parseInt).sorted().toArray();
+    }
+
+    @Override
+    public void close()
+    {
+        running = false;
+        try
+        {
+            thread.join(5_000);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        election.close();
+    }
+}

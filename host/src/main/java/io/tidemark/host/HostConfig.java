@@ -1,0 +1,358 @@
+package io.tidemark.host;
+
+import io.tidemark.replication.ReplicationContext;
+import io.tidemark.store.ConfigException;
+import io.tidemark.zookeeper.ZooKeeperSettings;
+
+import java.io.IOException;
+import java.io.Reader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+
+/**
+ * A replica host's configuration: who it is, where its data lives, the cluster's hosts and their Aeron endpoints,
+ * ZooKeeper, and the replication settings. Read from a properties file:
+ * <pre>
+ * host.id=0
+ * host.dir=/var/lib/tidemark/host-0
+ * cluster.id=orders-eu
+ * cluster.hosts=0@10.0.0.1:40100,1@10.0.0.2:40100,2@10.0.0.3:40100
+ * zookeeper.connect=10.0.0.9:2181
+ * zookeeper.root=/tidemark/orders-eu
+ * zookeeper.user=tidemark
+ * zookeeper.password=...
+ * # optional: aeron.dir=/dev/shm/aeron (an external media driver; default: embedded), and any replication key
+ * # (replica.lag.time.max.ms, min.insync.replicas, ...; see ReplicationContext)
+ * </pre>
+ * Every value is checked by {@link #validate()}: a bad one is a {@link ConfigException} naming its key.
+ */
+public final class HostConfig
+{
+    /** This host's id, in {@code [0, 64)}, one of {@link #CLUSTER_HOSTS}. */
+    public static final String HOST_ID = "host.id";
+    /** Directory of this host's replica logs. */
+    public static final String HOST_DIR = "host.dir";
+    /** The cluster's name; hosts and clients of another cluster are refused. */
+    public static final String CLUSTER_ID = "cluster.id";
+    /** Every host of the cluster: {@code id@address:port} separated by commas (the Aeron UDP endpoints). */
+    public static final String CLUSTER_HOSTS = "cluster.hosts";
+    /** Directory of an external Aeron media driver; empty or absent: an embedded one. */
+    public static final String AERON_DIR = "aeron.dir";
+    /** Keys of this class (the rest are ZooKeeper's and replication's). */
+    public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR);
+
+    private static final int MAX_HOSTS = 64;
+
+    private int hostId = -1;
+    private Path hostDir;
+    private String clusterId;
+    private final Map<Integer, String> endpoints = new LinkedHashMap<>();
+    private String aeronDir;
+    private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
+    private ReplicationContext replication = new ReplicationContext();
+    private Map<String, String> replicationProperties = Map.of();
+
+    /**
+     * Read a configuration file.
+     *
+     * @throws ConfigException for an unreadable file or a bad value.
+     */
+    public static HostConfig load(final Path file)
+    {
+        final Properties properties = new Properties();
+        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8))
+        {
+            properties.load(reader);
+        }
+        catch (final IOException ex)
+        {
+            throw new ConfigException("--config", "cannot read " + file + ": " + ex.getMessage());
+        }
+        return fromProperties(properties);
+    }
+
+    /**
+     * @param properties host, ZooKeeper and replication keys.
+     * @return the validated configuration.
+     * @throws ConfigException for an unknown key or a bad value.
+     */
+    public static HostConfig fromProperties(final Properties properties)
+    {
+        final HostConfig config = new HostConfig();
+        final Properties zk = new Properties();
+        final Map<String, String> replication = new HashMap<>();
+        for (final String key : properties.stringPropertyNames())
+        {
+            final String value = properties.getProperty(key).trim();
+            if (ZooKeeperSettings.KEYS.contains(key))
+            {
+                zk.setProperty(key, value);
+            }
+            else if (!KEYS.contains(key))
+            {
+                replication.put(key, value);
+            }
+        }
+        config.zooKeeper = ZooKeeperSettings.fromProperties(zk);
+        config.replication = ReplicationContext.fromProperties(replication);
+        config.replicationProperties = Map.copyOf(replication);
+        config.hostId(parseInt(HOST_ID, properties.getProperty(HOST_ID)));
+        final String dir = properties.getProperty(HOST_DIR);
+        config.hostDir(null == dir || dir.isBlank() ? null : Path.of(dir.trim()));
+        config.clusterId(properties.getProperty(CLUSTER_ID));
+        config.clusterHosts(properties.getProperty(CLUSTER_HOSTS));
+        config.aeronDir(properties.getProperty(AERON_DIR));
+        return config.validate();
+    }
+
+    private static int parseInt(final String key, final String value)
+    {
+        if (null == value || value.isBlank())
+        {
+            throw new ConfigException(key, "missing");
+        }
+        try
+        {
+            return Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigException(key, "not an integer: " + value);
+        }
+    }
+
+    /**
+     * Check every value.
+     *
+     * @return this.
+     * @throws ConfigException naming the first bad key.
+     */
+    public HostConfig validate()
+    {
+        if (null == clusterId || clusterId.isBlank() || !clusterId.matches("[A-Za-z0-9._-]{1,128}"))
+        {
+            throw new ConfigException(CLUSTER_ID, "need 1 to 128 of A-Z a-z 0-9 . _ -, not '" + clusterId + "'");
+        }
+        if (endpoints.isEmpty())
+        {
+            throw new ConfigException(CLUSTER_HOSTS, "missing: list every host as id@address:port");
+        }
+        for (int id = 0; id < endpoints.size(); id++)
+        {
+            if (!endpoints.containsKey(id))
+            {
+                throw new ConfigException(CLUSTER_HOSTS, "host ids must be 0 to " + (endpoints.size() - 1) +
+                    " without gaps; " + id + " is missing from " + endpoints);
+            }
+        }
+        if (hostId < 0 || hostId >= MAX_HOSTS)
+        {
+            throw new ConfigException(HOST_ID, "must be in [0, " + MAX_HOSTS + "): " + hostId);
+        }
+        if (!endpoints.containsKey(hostId))
+        {
+            throw new ConfigException(HOST_ID, "host " + hostId + " is not in " + CLUSTER_HOSTS + " " + endpoints);
+        }
+        if (null == hostDir)
+        {
+            throw new ConfigException(HOST_DIR, "missing");
+        }
+        if (Files.exists(hostDir) && !Files.isDirectory(hostDir))
+        {
+            throw new ConfigException(HOST_DIR, hostDir + " is not a directory");
+        }
+        if (null != aeronDir && !aeronDir.isEmpty() && !Files.isDirectory(Path.of(aeronDir)))
+        {
+            throw new ConfigException(AERON_DIR, "no media driver directory at " + aeronDir);
+        }
+        zooKeeper.conclude();
+        ReplicationContext.fromProperties(replicationProperties).conclude(); // ranges; the host's own is concluded
+        return this;
+    }
+
+    /**
+     * Parse an endpoint list {@code id@address:port,...}.
+     *
+     * @return endpoints by host id, in the order given.
+     * @throws ConfigException naming {@code key}.
+     */
+    static Map<Integer, String> parseEndpoints(final String key, final String value)
+    {
+        final Map<Integer, String> parsed = new LinkedHashMap<>();
+        if (null == value || value.isBlank())
+        {
+            return parsed;
+        }
+        for (final String item : value.split(","))
+        {
+            final String entry = item.trim();
+            final int at = entry.indexOf('@');
+            if (at <= 0)
+            {
+                throw new ConfigException(key, "'" + entry + "' is not id@address:port");
+            }
+            final int id;
+            try
+            {
+                id = Integer.parseInt(entry.substring(0, at));
+            }
+            catch (final NumberFormatException ex)
+            {
+                throw new ConfigException(key, "'" + entry + "': host id is not an integer");
+            }
+            if (id < 0 || id >= MAX_HOSTS)
+            {
+                throw new ConfigException(key, "'" + entry + "': host id must be in [0, " + MAX_HOSTS + ")");
+            }
+            final String endpoint = entry.substring(at + 1);
+            checkEndpoint(key, endpoint);
+            if (null != parsed.put(id, endpoint))
+            {
+                throw new ConfigException(key, "host " + id + " is listed twice");
+            }
+        }
+        if (parsed.values().stream().distinct().count() != parsed.size())
+        {
+            throw new ConfigException(key, "two hosts share an endpoint: " + parsed);
+        }
+        return parsed;
+    }
+
+    /**
+     * @throws ConfigException unless {@code endpoint} is {@code address:port} with a port in [0, 65535] (0: any
+     *                         free port, for clients).
+     */
+    static void checkEndpoint(final String key, final String endpoint)
+    {
+        final int colon = endpoint.lastIndexOf(':');
+        if (colon <= 0 || colon == endpoint.length() - 1)
+        {
+            throw new ConfigException(key, "'" + endpoint + "' is not address:port");
+        }
+        final int port;
+        try
+        {
+            port = Integer.parseInt(endpoint.substring(colon + 1));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigException(key, "'" + endpoint + "': port is not a number");
+        }
+        if (port < 0 || port > 65535)
+        {
+            throw new ConfigException(key, "'" + endpoint + "': port out of range");
+        }
+    }
+
+    /** @return this host's id. */
+    public int hostId()
+    {
+        return hostId;
+    }
+
+    /** @param id this host's id. @return this. */
+    public HostConfig hostId(final int id)
+    {
+        this.hostId = id;
+        return this;
+    }
+
+    /** @return the directory of this host's replica logs. */
+    public Path hostDir()
+    {
+        return hostDir;
+    }
+
+    /** @param dir directory of this host's replica logs. @return this. */
+    public HostConfig hostDir(final Path dir)
+    {
+        this.hostDir = dir;
+        return this;
+    }
+
+    /** @return the cluster's name. */
+    public String clusterId()
+    {
+        return clusterId;
+    }
+
+    /** @param id the cluster's name. @return this. */
+    public HostConfig clusterId(final String id)
+    {
+        this.clusterId = null == id ? null : id.trim();
+        return this;
+    }
+
+    /** @param list every host as {@code id@address:port}, comma separated. @return this. */
+    public HostConfig clusterHosts(final String list)
+    {
+        endpoints.clear();
+        endpoints.putAll(parseEndpoints(CLUSTER_HOSTS, list));
+        return this;
+    }
+
+    /** @return endpoints by host id. */
+    public Map<Integer, String> endpoints()
+    {
+        return Map.copyOf(endpoints);
+    }
+
+    /** @return the largest host id plus one. */
+    public int maxHosts()
+    {
+        return endpoints.keySet().stream().mapToInt(Integer::intValue).max().orElse(-1) + 1;
+    }
+
+    /** @return the external media driver's directory, or null for an embedded driver. */
+    public String aeronDir()
+    {
+        return aeronDir;
+    }
+
+    /** @param dir an external media driver's directory, or null/empty for an embedded driver. @return this. */
+    public HostConfig aeronDir(final String dir)
+    {
+        this.aeronDir = null == dir || dir.isBlank() ? null : dir.trim();
+        return this;
+    }
+
+    /** @return ZooKeeper settings. */
+    public ZooKeeperSettings zooKeeper()
+    {
+        return zooKeeper;
+    }
+
+    /** @param settings ZooKeeper settings. @return this. */
+    public HostConfig zooKeeper(final ZooKeeperSettings settings)
+    {
+        this.zooKeeper = settings;
+        return this;
+    }
+
+    /** @return replication settings (not concluded: the host adds its ZooKeeper liveness first). */
+    public ReplicationContext replication()
+    {
+        return replication;
+    }
+
+    /** @param ctx replication settings. @return this. */
+    public HostConfig replication(final ReplicationContext ctx)
+    {
+        this.replication = ctx;
+        this.replicationProperties = Map.of();
+        return this;
+    }
+
+    @Override
+    public String toString()
+    {
+        return "HostConfig{host.id=" + hostId + ", host.dir=" + hostDir + ", cluster.id=" + clusterId +
+            ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir + ", " + zooKeeper + '}';
+    }
+}

@@ -1,0 +1,84 @@
+package io.tidemark.host;
+
+import io.tidemark.store.ConfigException;
+import io.tidemark.zookeeper.ZooKeeperStoreException;
+
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * Runs one replica host until the process is told to stop (SIGTERM, Ctrl-C: a clean stop).
+ * <pre>
+ * java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp ... io.tidemark.host.HostMain --config host-0.properties
+ * </pre>
+ * ({@code tidemark host --config FILE} does the same.) Exit codes: 0 after a clean stop, 2 for a bad configuration,
+ * 3 when ZooKeeper cannot be reached or holds the host id for another live process, 4 when the endpoint cannot be
+ * bound.
+ */
+public final class HostMain
+{
+    private HostMain()
+    {
+    }
+
+    /**
+     * @param args {@code --config FILE}.
+     */
+    public static void main(final String[] args)
+    {
+        if (args.length != 2 || !"--config".equals(args[0]))
+        {
+            System.err.println("usage: HostMain --config FILE");
+            System.exit(2);
+        }
+        System.exit(run(Path.of(args[1])));
+    }
+
+    /**
+     * Start a host from a configuration file and serve until this JVM shuts down.
+     *
+     * @return the exit code.
+     */
+    public static int run(final Path configFile)
+    {
+        final TidemarkHost host;
+        try
+        {
+            host = TidemarkHost.start(HostConfig.load(configFile));
+        }
+        catch (final ConfigException ex)
+        {
+            System.err.println("tidemark host: configuration error: " + ex.getMessage());
+            return 2;
+        }
+        catch (final ZooKeeperStoreException ex)
+        {
+            System.err.println("tidemark host: " + ex.getMessage() +
+                (null != ex.getCause() ? " (" + ex.getCause() + ")" : ""));
+            return 3;
+        }
+        catch (final HostStartException ex)
+        {
+            System.err.println("tidemark host: " + ex.getMessage());
+            return 4;
+        }
+        final CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        {
+            host.close();
+            stopped.countDown();
+        }, "tidemark-host-shutdown"));
+        System.out.println("tidemark host " + host.hostId() + " running: incarnation " + host.incarnation() +
+            " (stop with Ctrl-C or SIGTERM)");
+        System.out.flush();
+        try
+        {
+            stopped.await();
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+}

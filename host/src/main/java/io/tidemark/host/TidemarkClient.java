@@ -1,0 +1,747 @@
+package io.tidemark.host;
+
+import io.aeron.Aeron;
+import io.aeron.FragmentAssembler;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.logbuffer.Header;
+import io.tidemark.aeron.AeronMedia;
+import io.tidemark.client.ClusterConnection;
+import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.PartitionStateCodec;
+import io.tidemark.replication.ProduceListener;
+import io.tidemark.replication.ReplicationError;
+import io.tidemark.replication.TopicPartition;
+import io.tidemark.store.ConfigException;
+import io.tidemark.zookeeper.ZooKeeperControllerStore;
+import io.tidemark.zookeeper.ZooKeeperCounters;
+import io.tidemark.zookeeper.ZooKeeperHostLiveness;
+import io.tidemark.zookeeper.ZooKeeperStoreException;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.ErrorHandler;
+import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.EpochClock;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.cache.ChildData;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
+import org.apache.zookeeper.KeeperException;
+
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * A client of replica hosts running in other processes ({@link TidemarkHost}): it learns the partitions (leader,
+ * epoch, ISR) and the hosts' endpoints and incarnations from ZooKeeper, sends produce and read requests to the
+ * leaders over Aeron UDP, and hears the answers on an endpoint of its own. It is the {@link ClusterConnection} of a
+ * {@link io.tidemark.client.Producer}, so sync, async, one-way and idempotent producing work across processes as
+ * in one JVM; {@link #openReader} reads committed records; {@link #createTopic} asks the controller for a topic.
+ * <pre>{@code
+ * try (TidemarkClient client = TidemarkClient.connect(ClientConfig.load(Path.of("client.properties")));
+ *      Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL).idempotent(true)))
+ * {
+ *     producer.send(new ProducerRecord("orders", key, value));
+ * }
+ * }</pre>
+ * Before a client sends to a host (each incarnation of it) it introduces itself and waits for the host's answer;
+ * until then a send returns BACK_PRESSURED, which the producer retries. Thread-safe.
+ */
+public final class TidemarkClient implements ClusterConnection, AutoCloseable
+{
+    private static final long HELLO_INTERVAL_MS = 50;
+
+    private final ClientConfig config;
+    private final String root;
+    private final int clusterHash;
+    private final long clientId = new SecureRandom().nextLong();
+    private final CuratorFramework zk;
+    private final CuratorCache cache;
+    private final AeronMedia media;
+    private final Aeron aeron;
+    private final Subscription replies;
+    private final byte[] replyChannel;
+    private final AgentRunner runner;
+    private final Map<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
+    private final Map<Integer, HostInfo> hosts = new ConcurrentHashMap<>();
+    private final Map<Integer, HostLink> links = new ConcurrentHashMap<>();
+    private final Map<Integer, ProduceListener> listeners = new ConcurrentHashMap<>();
+    private final Long2ObjectHashMap<RemoteReader> pendingReads = new Long2ObjectHashMap<>();
+    private final AtomicInteger nextSession = new AtomicInteger(1);
+    private final ThreadLocal<UnsafeBuffer> produceHeader =
+        ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[GatewayMessages.PRODUCE_RECORDS_OFFSET]));
+    private final System.Logger logger = System.getLogger(TidemarkClient.class.getName());
+    private volatile boolean closed;
+
+    /** A host as registered in ZooKeeper. */
+    private record HostInfo(long incarnation, String endpoint)
+    {
+    }
+
+    /** This client's connection to one incarnation of a host. */
+    private final class HostLink
+    {
+        final int hostId;
+        final HostInfo info;
+        final Publication gateway;
+        volatile boolean ready;
+        volatile long lastHelloMs;
+
+        HostLink(final int hostId, final HostInfo info)
+        {
+            this.hostId = hostId;
+            this.info = info;
+            this.gateway = aeron.addPublication("aeron:udp?endpoint=" + info.endpoint(),
+                GatewayMessages.GATEWAY_STREAM_ID);
+        }
+
+        void helloIfDue(final long now)
+        {
+            if (!ready && now - lastHelloMs >= HELLO_INTERVAL_MS)
+            {
+                lastHelloMs = now;
+                final UnsafeBuffer hello = new UnsafeBuffer(new byte[GatewayMessages.HELLO_CHANNEL_OFFSET +
+                    replyChannel.length]);
+                hello.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
+                hello.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.HELLO, GatewayMessages.ORDER);
+                hello.putLong(GatewayMessages.CLIENT_ID_OFFSET, clientId, GatewayMessages.ORDER);
+                hello.putInt(GatewayMessages.HELLO_CHANNEL_LENGTH_OFFSET, replyChannel.length, GatewayMessages.ORDER);
+                hello.putBytes(GatewayMessages.HELLO_CHANNEL_OFFSET, replyChannel);
+                gateway.offer(hello);
+            }
+        }
+
+        void close()
+        {
+            if (ready)
+            {
+                final UnsafeBuffer bye = new UnsafeBuffer(new byte[GatewayMessages.GOODBYE_LENGTH]);
+                bye.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
+                bye.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.GOODBYE, GatewayMessages.ORDER);
+                bye.putLong(GatewayMessages.CLIENT_ID_OFFSET, clientId, GatewayMessages.ORDER);
+                gateway.offer(bye);
+            }
+            CloseHelper.quietClose(gateway);
+        }
+    }
+
+    private TidemarkClient(final ClientConfig config)
+    {
+        this.config = config.validate();
+        this.root = config.zooKeeper().rootPath();
+        this.clusterHash = GatewayMessages.clusterHash(config.clusterId());
+        final List<AutoCloseable> opened = new ArrayList<>();
+        try
+        {
+            this.zk = config.zooKeeper().connectClient();
+            opened.add(zk);
+            checkClusterId();
+            this.cache = CuratorCache.build(zk, root);
+            final CountDownLatch initialized = new CountDownLatch(1);
+            cache.listenable().addListener(CuratorCacheListener.builder()
+                .forCreatesAndChanges((before, node) -> onNode(node, true))
+                .forDeletes((node) -> onNode(node, false))
+                .forInitialized(initialized::countDown)
+                .build());
+            cache.start();
+            opened.add(cache);
+            if (!initialized.await(config.zooKeeper().connectionTimeoutMs(), TimeUnit.MILLISECONDS))
+            {
+                throw new ZooKeeperStoreException("cannot read the cluster state under " + root, null);
+            }
+            this.media = null == config.aeronDir() ? AeronMedia.launchEmbedded(embeddedDir()) :
+                AeronMedia.connectExternal(config.aeronDir());
+            opened.add(media);
+            this.aeron = media.aeron();
+            this.replies = aeron.addSubscription("aeron:udp?endpoint=" + config.endpoint(),
+                GatewayMessages.REPLY_STREAM_ID);
+            opened.add(replies);
+            this.replyChannel = resolveReplyChannel(replies).getBytes(StandardCharsets.US_ASCII);
+            final ErrorHandler errorHandler = (t) -> logger.log(System.Logger.Level.ERROR, "client", t);
+            this.runner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000), errorHandler, null,
+                new ReplyAgent());
+            AgentRunner.startOnThread(runner);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            closeAll(opened);
+            throw new ZooKeeperStoreException("interrupted while connecting", ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeAll(opened);
+            throw ex;
+        }
+    }
+
+    /**
+     * Connect to a cluster.
+     *
+     * @return the client.
+     * @throws ConfigException         for a bad value, a cluster id other than the cluster's, or credentials
+     *                                 ZooKeeper refuses.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be reached.
+     */
+    public static TidemarkClient connect(final ClientConfig config)
+    {
+        return new TidemarkClient(config);
+    }
+
+    private static void closeAll(final List<AutoCloseable> opened)
+    {
+        for (int i = opened.size() - 1; i >= 0; i--)
+        {
+            CloseHelper.quietClose(opened.get(i));
+        }
+    }
+
+    private Path embeddedDir()
+    {
+        final Path shm = Path.of("/dev/shm");
+        final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm :
+            Path.of(System.getProperty("java.io.tmpdir"));
+        return base.resolve("tidemark-aeron-client-" + ProcessHandle.current().pid() + "-" +
+            Long.toHexString(clientId));
+    }
+
+    private String resolveReplyChannel(final Subscription subscription)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+        while (System.nanoTime() < deadline)
+        {
+            final String resolved = subscription.tryResolveChannelEndpointPort();
+            if (null != resolved)
+            {
+                return resolved;
+            }
+            Thread.onSpinWait();
+        }
+        throw new ConfigException(ClientConfig.CLIENT_ENDPOINT, "cannot bind " + config.endpoint());
+    }
+
+    private void checkClusterId()
+    {
+        final String path = root + "/" + TidemarkHost.CLUSTER_ID_ZNODE;
+        try
+        {
+            final String existing = new String(zk.getData().forPath(path), StandardCharsets.UTF_8);
+            if (!existing.equals(config.clusterId()))
+            {
+                throw new ConfigException(ClientConfig.CLUSTER_ID, "ZooKeeper root " + root + " belongs to cluster '" +
+                    existing + "', not '" + config.clusterId() + "'");
+            }
+        }
+        catch (final KeeperException.NoNodeException ex)
+        {
+            throw new ConfigException(ClientConfig.CLUSTER_ID, "no cluster under ZooKeeper root " + root +
+                " (no host has started there)");
+        }
+        catch (final KeeperException.NoAuthException ex)
+        {
+            throw new ConfigException(io.tidemark.zookeeper.ZooKeeperSettings.PASSWORD, "ZooKeeper refused access " +
+                "to " + root + " for these credentials");
+        }
+        catch (final ConfigException ex)
+        {
+            throw ex;
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot read " + path, ex);
+        }
+    }
+
+    private void onNode(final ChildData node, final boolean present)
+    {
+        final String path = node.getPath();
+        final String partitionsDir = root + "/" + ZooKeeperControllerStore.PARTITIONS + "/";
+        final String hostsDir = root + "/" + ZooKeeperHostLiveness.HOSTS + "/";
+        try
+        {
+            if (path.startsWith(partitionsDir) && path.indexOf('/', partitionsDir.length()) < 0)
+            {
+                final int id = Integer.parseInt(path.substring(partitionsDir.length()));
+                if (present && null != node.getData() && node.getData().length > 0)
+                {
+                    final PartitionState decoded = PartitionStateCodec.decode(ByteBuffer.wrap(node.getData()));
+                    final PartitionState state = new PartitionState(decoded.partitionId(),
+                        decoded.topicPartition(), decoded.assignedReplicas(), decoded.isr(), decoded.eligible(),
+                        decoded.recovering(), decoded.leader(), decoded.leaderEpoch(), node.getStat().getVersion());
+                    partitions.put(id, state);
+                }
+                else if (!present)
+                {
+                    partitions.remove(id);
+                }
+            }
+            else if (path.startsWith(hostsDir) && path.indexOf('/', hostsDir.length()) < 0)
+            {
+                final int id = Integer.parseInt(path.substring(hostsDir.length()));
+                if (present && null != node.getData())
+                {
+                    final String[] parts = new String(node.getData(), StandardCharsets.UTF_8).trim().split(" ");
+                    if (parts.length == 2)
+                    {
+                        hosts.put(id, new HostInfo(Long.parseLong(parts[0]), parts[1]));
+                    }
+                }
+                else if (!present)
+                {
+                    hosts.remove(id);
+                }
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            logger.log(System.Logger.Level.WARNING, "ignoring unreadable znode " + path + ": " + ex);
+        }
+    }
+
+    /** @return the link to the current incarnation of a host, or null when it is not registered. */
+    private HostLink linkTo(final int hostId)
+    {
+        final HostInfo info = hosts.get(hostId);
+        HostLink link = links.get(hostId);
+        if (null == info)
+        {
+            return null;
+        }
+        if (null == link || !link.info.equals(info))
+        {
+            synchronized (links)
+            {
+                link = links.get(hostId);
+                if (null == link || !link.info.equals(info))
+                {
+                    if (null != link)
+                    {
+                        link.close();
+                    }
+                    link = new HostLink(hostId, info);
+                    links.put(hostId, link);
+                }
+            }
+        }
+        return link;
+    }
+
+    @Override
+    public int register(final ProduceListener listener)
+    {
+        final int session = nextSession.getAndIncrement();
+        if (session >= 1 << 15)
+        {
+            throw new IllegalStateException("more than 32767 producer sessions on one client");
+        }
+        listeners.put(session, listener);
+        return session;
+    }
+
+    @Override
+    public void unregister(final int session)
+    {
+        listeners.remove(session);
+    }
+
+    @Override
+    public ReplicationError send(final int session, final TopicPartition tp, final int partitionId,
+        final long correlationId, final int acks, final int timeoutMs, final long producerId,
+        final short producerEpoch, final int baseSequence, final DirectBuffer records, final int length)
+    {
+        if (length > config.requestMaxBytes())
+        {
+            return ReplicationError.INVALID_RECORDS;
+        }
+        final PartitionState state = partitions.get(partitionId);
+        if (null == state || state.leader() == PartitionState.NO_LEADER)
+        {
+            return ReplicationError.LEADER_NOT_AVAILABLE;
+        }
+        final HostLink link = linkTo(state.leader());
+        if (null == link)
+        {
+            return ReplicationError.LEADER_NOT_AVAILABLE;
+        }
+        if (!link.ready)
+        {
+            link.helloIfDue(System.currentTimeMillis());
+            return ReplicationError.BACK_PRESSURED;
+        }
+        final UnsafeBuffer header = produceHeader.get();
+        header.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
+        header.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.PRODUCE, GatewayMessages.ORDER);
+        header.putLong(GatewayMessages.CLIENT_ID_OFFSET, clientId, GatewayMessages.ORDER);
+        header.putInt(GatewayMessages.PRODUCE_PARTITION_OFFSET, partitionId, GatewayMessages.ORDER);
+        header.putInt(GatewayMessages.PRODUCE_ACKS_OFFSET, acks, GatewayMessages.ORDER);
+        header.putInt(GatewayMessages.PRODUCE_TIMEOUT_OFFSET, timeoutMs, GatewayMessages.ORDER);
+        header.putShort(GatewayMessages.PRODUCE_EPOCH_OFFSET, producerEpoch, GatewayMessages.ORDER);
+        header.putLong(GatewayMessages.PRODUCE_PRODUCER_ID_OFFSET, producerId, GatewayMessages.ORDER);
+        header.putInt(GatewayMessages.PRODUCE_SEQUENCE_OFFSET, baseSequence, GatewayMessages.ORDER);
+        header.putLong(GatewayMessages.PRODUCE_CORRELATION_OFFSET,
+            GatewayMessages.wireCorrelation(session, correlationId), GatewayMessages.ORDER);
+        final long result = link.gateway.offer(header, 0, GatewayMessages.PRODUCE_RECORDS_OFFSET, records, 0,
+            length);
+        if (result > 0)
+        {
+            return ReplicationError.NONE;
+        }
+        return result == Publication.NOT_CONNECTED ? ReplicationError.LEADER_NOT_AVAILABLE :
+            ReplicationError.BACK_PRESSURED;
+    }
+
+    @Override
+    public long leaderInstance(final int partitionId)
+    {
+        final PartitionState state = partitions.get(partitionId);
+        if (null == state || state.leader() == PartitionState.NO_LEADER)
+        {
+            return NO_LEADER;
+        }
+        final HostInfo info = hosts.get(state.leader());
+        return null == info ? NO_LEADER : instanceOf(state.leader(), info.incarnation());
+    }
+
+    private static long instanceOf(final int hostId, final long incarnation)
+    {
+        return ((long)hostId << 48) | (incarnation & 0xFFFF_FFFF_FFFFL);
+    }
+
+    @Override
+    public boolean isGone(final long leaderInstance)
+    {
+        if (leaderInstance == NO_LEADER)
+        {
+            return false;
+        }
+        final int hostId = (int)(leaderInstance >>> 48);
+        final HostInfo info = hosts.get(hostId);
+        return null == info || instanceOf(hostId, info.incarnation()) != leaderInstance;
+    }
+
+    @Override
+    public List<PartitionState> partitions(final String topic)
+    {
+        return partitions.values().stream().filter((s) -> s.topicPartition().topic().equals(topic))
+            .sorted(Comparator.comparingInt((PartitionState s) -> s.topicPartition().partition())).toList();
+    }
+
+    /** @return the names of every topic. */
+    public List<String> topics()
+    {
+        return partitions.values().stream().map((s) -> s.topicPartition().topic()).distinct().sorted().toList();
+    }
+
+    /** @return the registered hosts: id to endpoint. */
+    public Map<Integer, String> hosts()
+    {
+        final Map<Integer, String> endpoints = new java.util.TreeMap<>();
+        hosts.forEach((id, info) -> endpoints.put(id, info.endpoint()));
+        return endpoints;
+    }
+
+    /** @return the incarnation a host is registered with, or -1 when it is not registered. */
+    public long incarnationOf(final int hostId)
+    {
+        final HostInfo info = hosts.get(hostId);
+        return null == info ? -1 : info.incarnation();
+    }
+
+    @Override
+    public long allocateProducerId()
+    {
+        return ZooKeeperCounters.incrementAndGet(zk, root + "/" + ZooKeeperControllerStore.PRODUCER_IDS) - 1;
+    }
+
+    @Override
+    public int maxRequestBytes()
+    {
+        return config.requestMaxBytes();
+    }
+
+    @Override
+    public EpochClock epochClock()
+    {
+        return SystemEpochClock.INSTANCE;
+    }
+
+    /**
+     * Ask the controller for a topic and wait until every partition has a leader.
+     *
+     * @param topic             its name.
+     * @param partitionCount    number of partitions.
+     * @param replicationFactor replicas of each partition, at most the number of registered hosts.
+     * @param timeoutMs         how long to wait.
+     * @return the partitions' states.
+     * @throws IllegalArgumentException when the topic exists or the controller refused the request (the reason).
+     * @throws IllegalStateException    when no controller carried it out in time.
+     */
+    public List<PartitionState> createTopic(final String topic, final int partitionCount,
+        final int replicationFactor, final long timeoutMs)
+    {
+        if (null == topic || !topic.matches("[A-Za-z0-9._-]{1,200}"))
+        {
+            throw new IllegalArgumentException("topic names are 1 to 200 of A-Z a-z 0-9 . _ -: '" + topic + "'");
+        }
+        if (partitionCount < 1 || replicationFactor < 1)
+        {
+            throw new IllegalArgumentException("need at least one partition and one replica");
+        }
+        if (!partitions(topic).isEmpty())
+        {
+            throw new IllegalArgumentException("topic exists: " + topic);
+        }
+        final String path = root + "/" + ControllerRole.CREATE_TOPIC + "/" + topic;
+        try
+        {
+            zk.create().creatingParentsIfNeeded().forPath(path,
+                (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8));
+        }
+        catch (final KeeperException.NodeExistsException ex)
+        {
+            // already requested: wait for it
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot request topic " + topic + " at " + path, ex);
+        }
+        final long deadline = System.currentTimeMillis() + timeoutMs;
+        while (System.currentTimeMillis() < deadline)
+        {
+            final List<PartitionState> states = partitions(topic);
+            if (states.size() == partitionCount &&
+                states.stream().allMatch((s) -> s.leader() != PartitionState.NO_LEADER))
+            {
+                return states;
+            }
+            final String refusal = refusal(path);
+            if (null != refusal)
+            {
+                try
+                {
+                    zk.delete().forPath(path);
+                }
+                catch (final Exception ignore)
+                {
+                    // another client cleared it
+                }
+                throw new IllegalArgumentException("the controller refused topic " + topic + ": " + refusal);
+            }
+            sleep(20);
+        }
+        throw new IllegalStateException("topic " + topic + " was not created within " + timeoutMs + " ms (is a " +
+            "controller running?)");
+    }
+
+    private String refusal(final String path)
+    {
+        try
+        {
+            final String data = new String(zk.getData().forPath(path), StandardCharsets.UTF_8);
+            return data.startsWith(ControllerRole.REFUSED) ? data.substring(ControllerRole.REFUSED.length()) : null;
+        }
+        catch (final Exception ex)
+        {
+            return null; // carried out and removed
+        }
+    }
+
+    /**
+     * @return a reader of a partition's committed records, from its leader; one per thread.
+     * @throws IllegalArgumentException for an unknown partition.
+     */
+    public RemoteReader openReader(final String topic, final int partition)
+    {
+        for (final PartitionState state : partitions(topic))
+        {
+            if (state.topicPartition().partition() == partition)
+            {
+                return new RemoteReader(this, state.partitionId(), state.topicPartition(),
+                    config.requestTimeoutMs());
+            }
+        }
+        throw new IllegalArgumentException("unknown partition " + topic + "-" + partition);
+    }
+
+    /** @return the partition state last seen in ZooKeeper, or null. */
+    public PartitionState state(final int partitionId)
+    {
+        return partitions.get(partitionId);
+    }
+
+    /** Send a read request to a partition's leader; the answer goes to {@code reader}. */
+    boolean sendRead(final RemoteReader reader, final int partitionId, final long offset, final int maxBytes,
+        final long correlationId)
+    {
+        final PartitionState state = partitions.get(partitionId);
+        final HostLink link = null == state || state.leader() == PartitionState.NO_LEADER ? null :
+            linkTo(state.leader());
+        if (null == link)
+        {
+            return false;
+        }
+        if (!link.ready)
+        {
+            link.helloIfDue(System.currentTimeMillis());
+            return false;
+        }
+        final UnsafeBuffer request = new UnsafeBuffer(new byte[GatewayMessages.READ_LENGTH]);
+        request.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
+        request.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.READ, GatewayMessages.ORDER);
+        request.putLong(GatewayMessages.CLIENT_ID_OFFSET, clientId, GatewayMessages.ORDER);
+        request.putInt(GatewayMessages.READ_PARTITION_OFFSET, partitionId, GatewayMessages.ORDER);
+        request.putInt(GatewayMessages.READ_MAX_BYTES_OFFSET, maxBytes, GatewayMessages.ORDER);
+        request.putLong(GatewayMessages.READ_OFFSET_OFFSET, offset, GatewayMessages.ORDER);
+        request.putLong(GatewayMessages.READ_CORRELATION_OFFSET, correlationId, GatewayMessages.ORDER);
+        synchronized (pendingReads)
+        {
+            pendingReads.put(correlationId, reader);
+        }
+        if (link.gateway.offer(request) > 0)
+        {
+            return true;
+        }
+        forgetRead(correlationId);
+        return false;
+    }
+
+    void forgetRead(final long correlationId)
+    {
+        synchronized (pendingReads)
+        {
+            pendingReads.remove(correlationId);
+        }
+    }
+
+    private static void sleep(final long ms)
+    {
+        try
+        {
+            Thread.sleep(ms);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted", ex);
+        }
+    }
+
+    @Override
+    public void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        CloseHelper.quietClose(runner);
+        for (final HostLink link : links.values())
+        {
+            link.close();
+        }
+        CloseHelper.quietCloseAll(replies, media, cache, zk);
+    }
+
+    /** Hears the hosts' answers and re-introduces this client to hosts that have not answered yet. */
+    private final class ReplyAgent implements Agent
+    {
+        private final FragmentAssembler assembler = new FragmentAssembler(this::onReply);
+        private long nextHelloCheckMs;
+
+        @Override
+        public int doWork()
+        {
+            int work = replies.poll(assembler, 64);
+            final long now = System.currentTimeMillis();
+            if (now >= nextHelloCheckMs)
+            {
+                nextHelloCheckMs = now + HELLO_INTERVAL_MS;
+                for (final HostLink link : links.values())
+                {
+                    if (!link.ready)
+                    {
+                        link.helloIfDue(now);
+                        work++;
+                    }
+                }
+            }
+            return work;
+        }
+
+        private void onReply(final DirectBuffer buffer, final int offset, final int length, final Header header)
+        {
+            if (!GatewayMessages.isOurs(buffer, offset, length, clusterHash))
+            {
+                return;
+            }
+            final int type = GatewayMessages.type(buffer, offset);
+            if (type == GatewayMessages.PRODUCE_RESULT && length >= GatewayMessages.PRODUCE_RESULT_LENGTH)
+            {
+                final long wire = buffer.getLong(offset + GatewayMessages.RESULT_CORRELATION_OFFSET,
+                    GatewayMessages.ORDER);
+                final ProduceListener listener = listeners.get(GatewayMessages.sessionOf(wire));
+                final PartitionState state = partitions.get(buffer.getInt(
+                    offset + GatewayMessages.RESULT_PARTITION_OFFSET, GatewayMessages.ORDER));
+                final int code = buffer.getInt(offset + GatewayMessages.RESULT_ERROR_OFFSET, GatewayMessages.ORDER);
+                if (null != listener && code >= 0 && code < ERRORS.length)
+                {
+                    listener.onComplete(null == state ? null : state.topicPartition(),
+                        GatewayMessages.correlationOf(wire),
+                        buffer.getLong(offset + GatewayMessages.PRODUCE_RESULT_BASE_OFFSET, GatewayMessages.ORDER),
+                        ERRORS[code]);
+                }
+            }
+            else if (type == GatewayMessages.READ_RESULT && length >= GatewayMessages.READ_RESULT_BATCHES_OFFSET)
+            {
+                final long correlationId = buffer.getLong(offset + GatewayMessages.RESULT_CORRELATION_OFFSET,
+                    GatewayMessages.ORDER);
+                final RemoteReader reader;
+                synchronized (pendingReads)
+                {
+                    reader = pendingReads.remove(correlationId);
+                }
+                if (null != reader)
+                {
+                    reader.onResult(correlationId, buffer, offset, length);
+                }
+            }
+            else if (type == GatewayMessages.HELLO_ACK && length >= GatewayMessages.HELLO_ACK_LENGTH)
+            {
+                final int hostId = buffer.getInt(offset + GatewayMessages.HELLO_ACK_HOST_OFFSET,
+                    GatewayMessages.ORDER);
+                final long incarnation = buffer.getLong(offset + GatewayMessages.HELLO_ACK_INCARNATION_OFFSET,
+                    GatewayMessages.ORDER);
+                final HostLink link = links.get(hostId);
+                if (null != link && link.info.incarnation() == incarnation &&
+                    buffer.getLong(offset + GatewayMessages.CLIENT_ID_OFFSET, GatewayMessages.ORDER) == clientId)
+                {
+                    link.ready = true;
+                }
+            }
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "tidemark-client";
+        }
+    }
+
+    private static final ReplicationError[] ERRORS = ReplicationError.values();
+}

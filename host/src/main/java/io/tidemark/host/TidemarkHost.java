@@ -1,0 +1,412 @@
+package io.tidemark.host;
+
+import io.aeron.Aeron;
+import io.aeron.Publication;
+import io.aeron.exceptions.AeronException;
+import io.tidemark.aeron.AeronMedia;
+import io.tidemark.aeron.AeronTransport;
+import io.tidemark.replication.ControlChannel;
+import io.tidemark.replication.ProducerSessions;
+import io.tidemark.replication.ReplicaNode;
+import io.tidemark.replication.ReplicationContext;
+import io.tidemark.store.ConfigException;
+import io.tidemark.zookeeper.ZooKeeperCounters;
+import io.tidemark.zookeeper.ZooKeeperHostLiveness;
+import io.tidemark.zookeeper.ZooKeeperStoreException;
+import org.agrona.CloseHelper;
+import org.agrona.DirectBuffer;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.SystemEpochClock;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.state.ConnectionState;
+import org.apache.zookeeper.CreateMode;
+import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
+
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * A replica host in its own process, or embedded in an application: it serves its replicas (leader or follower)
+ * with fetches over Aeron UDP, keeps its liveness as an ephemeral znode in ZooKeeper, takes part in the controller
+ * election (the elected host runs the controller over partition state in ZooKeeper), and answers clients
+ * ({@link TidemarkClient}) on its Aeron endpoint.
+ * <pre>{@code
+ * try (TidemarkHost host = TidemarkHost.start(HostConfig.load(Path.of("host-0.properties"))))
+ * {
+ *     host.awaitShutdown();
+ * }
+ * }</pre>
+ * Starting checks, before it serves anything: the configuration ({@link HostConfig#validate()}), that ZooKeeper
+ * answers and accepts the credentials, that the ZooKeeper root belongs to this {@code cluster.id} (the first host
+ * claims it), that no other live process holds this host id, and that the Aeron endpoint can be bound. Each failure
+ * is a typed exception ({@link ConfigException} naming the key, {@link ZooKeeperStoreException}, or
+ * {@link HostStartException}) and leaves nothing running.
+ * <p>
+ * The incarnation of each start comes from a counter in ZooKeeper, so it grows across processes and machines.
+ * Thread-safe.
+ */
+public final class TidemarkHost implements AutoCloseable
+{
+    /** Child of the root holding the cluster's name. */
+    static final String CLUSTER_ID_ZNODE = "cluster-id";
+    /** Child of the root holding each host id's incarnation counter. */
+    static final String INCARNATIONS = "incarnations";
+
+    private final HostConfig config;
+    private final Deque<AutoCloseable> resources = new ArrayDeque<>();
+    private final System.Logger logger = System.getLogger(TidemarkHost.class.getName());
+    private final CuratorFramework client;
+    private final String root;
+    private final long incarnation;
+    private final AeronMedia media;
+    private final AeronTransport transport;
+    private final ControlChannel channel;
+    private final ReplicaNode node;
+    private final HostGateway gateway;
+    private final ControllerRole role;
+    private final ExecutorService zooKeeperTasks;
+    private final byte[] hostData;
+    private boolean closed;
+
+    private TidemarkHost(final HostConfig config)
+    {
+        this.config = config.validate();
+        final int hostId = config.hostId();
+        final ErrorHandler errorHandler = (t) -> logger.log(System.Logger.Level.ERROR, "host " + hostId, t);
+        try
+        {
+            this.client = config.zooKeeper().connectClient();
+            resources.push(client);
+            this.root = config.zooKeeper().rootPath();
+            claimClusterId(client, root, config.clusterId());
+            this.incarnation = ZooKeeperCounters.incrementAndGet(client, root + "/" + INCARNATIONS + "/" + hostId);
+            this.media = null == config.aeronDir() ? AeronMedia.launchEmbedded(embeddedAeronDir(config)) :
+                AeronMedia.connectExternal(config.aeronDir());
+            resources.push(media);
+            final Aeron aeron = media.aeron();
+            final int clusterHash = GatewayMessages.clusterHash(config.clusterId());
+            final int maxHosts = config.maxHosts();
+            this.transport = new AeronTransport(aeron, false, maxHosts, (h) -> channelOf(config, h), clusterHash);
+            resources.push(transport);
+            final Publication[] control = new Publication[maxHosts];
+            for (int h = 0; h < maxHosts; h++)
+            {
+                if (h != hostId)
+                {
+                    control[h] = aeron.addPublication(channelOf(config, h), GatewayMessages.CONTROL_STREAM_ID);
+                    resources.push(control[h]);
+                }
+            }
+            final ControlLinkOverAeron link = new ControlLinkOverAeron(control, clusterHash);
+            this.channel = new ControlChannel(maxHosts, (h) -> h == hostId, link);
+            final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
+            resources.push(liveness);
+            final ReplicationContext ctx = config.replication().hostLiveness(liveness).conclude();
+            final ProducerSessions sessions = new ProducerSessions();
+            Files.createDirectories(config.hostDir());
+            this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx, transport, channel,
+                sessions, errorHandler);
+            resources.push(node);
+            this.gateway = new HostGateway(hostId, clusterHash, aeron, channelOf(config, hostId), node, channel,
+                sessions, SystemEpochClock.INSTANCE);
+            final AgentRunner gatewayRunner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000),
+                errorHandler, null, gateway);
+            AgentRunner.startOnThread(gatewayRunner);
+            resources.push(gatewayRunner);
+            this.hostData = (incarnation + " " + config.endpoints().get(hostId)).getBytes(StandardCharsets.UTF_8);
+            ZooKeeperHostLiveness.register(client, root, hostId, hostData,
+                2L * config.zooKeeper().sessionTimeoutMs());
+            this.zooKeeperTasks = Executors.newSingleThreadExecutor((r) ->
+            {
+                final Thread thread = new Thread(r, "tidemark-zookeeper-" + hostId);
+                thread.setDaemon(true);
+                return thread;
+            });
+            resources.push(zooKeeperTasks::shutdownNow);
+            client.getConnectionStateListenable().addListener((c, state) ->
+            {
+                if (state == ConnectionState.RECONNECTED)
+                {
+                    zooKeeperTasks.execute(this::reRegister);
+                }
+            });
+            this.role = new ControllerRole(hostId, client, root, ctx, liveness, channel, errorHandler);
+            link.role = role;
+            resources.push(role);
+            role.start();
+            logger.log(System.Logger.Level.INFO, "host " + hostId + " of cluster " + config.clusterId() +
+                " started: incarnation " + incarnation + ", endpoint " + config.endpoints().get(hostId) +
+                ", directory " + config.hostDir());
+        }
+        catch (final AeronException ex)
+        {
+            closeResources();
+            throw new HostStartException("host " + hostId + ": Aeron refused endpoint " +
+                config.endpoints().get(hostId) + " (in use, or not an address of this machine): " + ex.getMessage(),
+                ex);
+        }
+        catch (final java.io.IOException ex)
+        {
+            closeResources();
+            throw new HostStartException("host " + hostId + ": cannot create " + config.hostDir(), ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            closeResources();
+            throw ex;
+        }
+    }
+
+    /**
+     * Start a host.
+     *
+     * @param config its configuration.
+     * @return the running host.
+     * @throws ConfigException         for a bad configuration value, a cluster id that does not match the one in
+     *                                 ZooKeeper, or credentials ZooKeeper refuses.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be reached, or another live process holds this host id.
+     * @throws HostStartException      when the endpoint cannot be bound or the directory created.
+     */
+    public static TidemarkHost start(final HostConfig config)
+    {
+        return new TidemarkHost(config);
+    }
+
+    static String channelOf(final HostConfig config, final int host)
+    {
+        final String endpoint = config.endpoints().get(host);
+        return null == endpoint ? null : "aeron:udp?endpoint=" + endpoint;
+    }
+
+    private static Path embeddedAeronDir(final HostConfig config)
+    {
+        final Path shm = Path.of("/dev/shm");
+        final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm :
+            Path.of(System.getProperty("java.io.tmpdir"));
+        return base.resolve("tidemark-aeron-" + config.clusterId() + "-host-" + config.hostId() + "-" +
+            ProcessHandle.current().pid());
+    }
+
+    /**
+     * The first host of a cluster writes its {@code cluster.id} under the root; every later one must match it.
+     */
+    static void claimClusterId(final CuratorFramework client, final String root, final String clusterId)
+    {
+        final String path = root + "/" + CLUSTER_ID_ZNODE;
+        try
+        {
+            try
+            {
+                client.create().creatingParentsIfNeeded().forPath(path, clusterId.getBytes(StandardCharsets.UTF_8));
+                return;
+            }
+            catch (final KeeperException.NodeExistsException ex)
+            {
+                // another host claimed it first: check it is ours
+            }
+            final String existing = new String(client.getData().forPath(path), StandardCharsets.UTF_8);
+            if (!existing.equals(clusterId))
+            {
+                throw new ConfigException(HostConfig.CLUSTER_ID, "ZooKeeper root " + root + " belongs to cluster '" +
+                    existing + "', not '" + clusterId + "'");
+            }
+        }
+        catch (final KeeperException.NoAuthException ex)
+        {
+            throw new ConfigException(io.tidemark.zookeeper.ZooKeeperSettings.PASSWORD, "ZooKeeper refused access " +
+                "to " + root + " for these credentials (zookeeper.user / zookeeper.password)");
+        }
+        catch (final ConfigException ex)
+        {
+            throw ex;
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot read the cluster id at " + path, ex);
+        }
+    }
+
+    /** After a reconnection: recreate this host's liveness node if its session (and with it the node) was lost. */
+    private void reRegister()
+    {
+        final String path = root + "/" + ZooKeeperHostLiveness.HOSTS + "/" + config.hostId();
+        try
+        {
+            final Stat stat = client.checkExists().forPath(path);
+            final long session = client.getZookeeperClient().getZooKeeper().getSessionId();
+            if (null != stat && stat.getEphemeralOwner() == session)
+            {
+                return;
+            }
+            if (null == stat)
+            {
+                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
+                    .forPath(path, hostData);
+                logger.log(System.Logger.Level.WARNING, "host " + config.hostId() + " lost its ZooKeeper session " +
+                    "and registered again");
+            }
+            else
+            {
+                ZooKeeperHostLiveness.register(client, root, config.hostId(), hostData,
+                    2L * config.zooKeeper().sessionTimeoutMs());
+            }
+        }
+        catch (final Exception ex)
+        {
+            logger.log(System.Logger.Level.ERROR, "host " + config.hostId() + " cannot register again", ex);
+        }
+    }
+
+    /** @return this host's id. */
+    public int hostId()
+    {
+        return config.hostId();
+    }
+
+    /** @return this start's incarnation. */
+    public long incarnation()
+    {
+        return incarnation;
+    }
+
+    /** @return whether this host runs the cluster's controller now. */
+    public boolean isController()
+    {
+        return role.isController();
+    }
+
+    /** @return the host id running the controller, as this host last heard, or -1. */
+    public int controllerHost()
+    {
+        return role.controllerHost();
+    }
+
+    /** @return the replica host served by this process. */
+    public ReplicaNode node()
+    {
+        return node;
+    }
+
+    /**
+     * Cut this host off the cluster's network (fetches and control messages both ways), or heal it; its ZooKeeper
+     * session is not affected. For fault drills.
+     */
+    public void isolate(final boolean isolated)
+    {
+        transport.isolate(isolated);
+        if (isolated)
+        {
+            channel.disconnect(config.hostId());
+        }
+        else
+        {
+            channel.reconnect(config.hostId());
+        }
+    }
+
+    /** @return the host's control channel (fault drills). */
+    ControlChannel controlChannel()
+    {
+        return channel;
+    }
+
+    /** @return the host's ZooKeeper client (fault drills). */
+    CuratorFramework zooKeeperClient()
+    {
+        return client;
+    }
+
+    /** @return messages dropped for carrying another cluster's id. */
+    public long foreignMessages()
+    {
+        return transport.foreignMessages() + gateway.foreignMessages();
+    }
+
+    /** Stop cleanly: leadership moves away, logs close cleanly, the ZooKeeper session ends. */
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        closeResources();
+        logger.log(System.Logger.Level.INFO, "host " + config.hostId() + " stopped");
+    }
+
+    private void closeResources()
+    {
+        while (!resources.isEmpty())
+        {
+            final AutoCloseable resource = resources.pop();
+            if (resource instanceof ReplicaNode replicaNode)
+            {
+                replicaNode.close();
+                waitForController(); // a controller of this process hears of the clean stop before it stops
+                continue;
+            }
+            CloseHelper.quietClose(resource);
+        }
+    }
+
+    private void waitForController()
+    {
+        if (null != role && role.isController())
+        {
+            try
+            {
+                Thread.sleep(100);
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Carries control messages to the process of another host, on its control stream. */
+    private static final class ControlLinkOverAeron implements ControlChannel.ControlLink
+    {
+        private final Publication[] control;
+        private final int clusterHash;
+        private final ThreadLocal<UnsafeBuffer> header =
+            ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[GatewayMessages.HEADER_LENGTH]));
+        volatile ControllerRole role;
+
+        ControlLinkOverAeron(final Publication[] control, final int clusterHash)
+        {
+            this.control = control;
+            this.clusterHash = clusterHash;
+        }
+
+        @Override
+        public int controllerHost()
+        {
+            final ControllerRole current = role;
+            return null == current ? -1 : current.controllerHost();
+        }
+
+        @Override
+        public boolean send(final int host, final DirectBuffer buffer, final int offset, final int length)
+        {
+            if (host < 0 || host >= control.length || null == control[host])
+            {
+                return false;
+            }
+            final UnsafeBuffer h = header.get();
+            h.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
+            h.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.CONTROL, GatewayMessages.ORDER);
+            return control[host].offer(h, 0, GatewayMessages.HEADER_LENGTH, buffer, offset, length) > 0;
+        }
+    }
+}

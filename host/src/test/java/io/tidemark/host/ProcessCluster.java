@@ -1,0 +1,311 @@
+package io.tidemark.host;
+
+import io.tidemark.replication.PartitionState;
+import io.tidemark.store.Log;
+import io.tidemark.store.LogContext;
+import io.tidemark.store.LogReader;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.io.Writer;
+import java.net.DatagramSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.BlockingQueue;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+
+/**
+ * Test fixture: a ZooKeeper server in this JVM (curator-test's, with a short tick so that sessions can be short)
+ * and N replica hosts, each its own JVM ({@link DrillHostMain}) on a loopback UDP endpoint, plus a
+ * {@link TidemarkClient} in this JVM. Hosts can be killed (SIGKILL), restarted, and sent drill commands.
+ */
+final class ProcessCluster implements AutoCloseable
+{
+    static final String USER = "tidemark";
+    static final String PASSWORD = "s3cret-for-tests";
+    static final String CLUSTER = "drill";
+
+    private final Path dir;
+    private final int hostCount;
+    private final TestingServer zooKeeper;
+    private final String endpoints;
+    private final Properties extra;
+    private final HostProcess[] hosts;
+    private TidemarkClient client;
+
+    /** One host's JVM with its output lines queued. */
+    static final class HostProcess
+    {
+        final int id;
+        final Process process;
+        final PrintWriter commands;
+        final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+        final List<String> log = java.util.Collections.synchronizedList(new ArrayList<>());
+
+        HostProcess(final int id, final Process process)
+        {
+            this.id = id;
+            this.process = process;
+            this.commands = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+            final Thread reader = new Thread(() ->
+            {
+                try (BufferedReader in = new BufferedReader(
+                    new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8)))
+                {
+                    String line;
+                    while (null != (line = in.readLine()))
+                    {
+                        log.add(line);
+                        lines.add(line);
+                    }
+                }
+                catch (final IOException ignore)
+                {
+                    // the process died
+                }
+            }, "host-" + id + "-output");
+            reader.setDaemon(true);
+            reader.start();
+        }
+
+        String awaitLine(final String prefix, final long timeoutMs) throws InterruptedException
+        {
+            final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+            while (System.nanoTime() < deadline)
+            {
+                final String line = lines.poll(50, TimeUnit.MILLISECONDS);
+                if (null != line && line.startsWith(prefix))
+                {
+                    return line;
+                }
+                if (null == line && !process.isAlive())
+                {
+                    break;
+                }
+            }
+            throw new AssertionError("host " + id + " did not print '" + prefix + "' within " + timeoutMs +
+                " ms; its output:\n" + String.join("\n", log));
+        }
+
+        void command(final String command) throws InterruptedException
+        {
+            commands.println(command);
+            awaitLine("ok " + command, 20_000);
+        }
+    }
+
+    /**
+     * @param extra replication settings for every host (e.g. {@code replica.lag.time.max.ms}).
+     */
+    ProcessCluster(final Path dir, final int hostCount, final Properties extra) throws Exception
+    {
+        this.dir = dir;
+        this.hostCount = hostCount;
+        this.extra = extra;
+        // tick 250 ms: ZooKeeper accepts session timeouts from 500 ms to 5 s
+        this.zooKeeper = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, 250,
+            -1), true);
+        final StringBuilder list = new StringBuilder();
+        for (int id = 0; id < hostCount; id++)
+        {
+            list.append(id == 0 ? "" : ",").append(id).append("@127.0.0.1:").append(freeUdpPort());
+        }
+        this.endpoints = list.toString();
+        this.hosts = new HostProcess[hostCount];
+    }
+
+    private static int freeUdpPort() throws IOException
+    {
+        try (DatagramSocket socket = new DatagramSocket(0))
+        {
+            return socket.getLocalPort();
+        }
+    }
+
+    String connectString()
+    {
+        return zooKeeper.getConnectString();
+    }
+
+    Properties zooKeeperProperties()
+    {
+        final Properties p = new Properties();
+        p.setProperty("zookeeper.connect", zooKeeper.getConnectString());
+        p.setProperty("zookeeper.root", "/tidemark/" + CLUSTER);
+        p.setProperty("zookeeper.user", USER);
+        p.setProperty("zookeeper.password", PASSWORD);
+        p.setProperty("zookeeper.session.timeout.ms", "2000");
+        p.setProperty("zookeeper.connection.timeout.ms", "2000");
+        return p;
+    }
+
+    Path hostDir(final int id)
+    {
+        return dir.resolve("host-" + id);
+    }
+
+    Path configFile(final int id) throws IOException
+    {
+        final Properties p = zooKeeperProperties();
+        p.setProperty("host.id", Integer.toString(id));
+        p.setProperty("host.dir", hostDir(id).toString());
+        p.setProperty("cluster.id", CLUSTER);
+        p.setProperty("cluster.hosts", endpoints);
+        p.putAll(extra);
+        final Path file = dir.resolve("host-" + id + ".properties");
+        try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8))
+        {
+            p.store(out, "host " + id);
+        }
+        return file;
+    }
+
+    /** Start every host, then the client. */
+    void start() throws Exception
+    {
+        for (int id = 0; id < hostCount; id++)
+        {
+            launch(id);
+        }
+        for (int id = 0; id < hostCount; id++)
+        {
+            hosts[id].awaitLine("ready", 60_000);
+        }
+        final Properties p = zooKeeperProperties();
+        p.setProperty("cluster.id", CLUSTER);
+        client = TidemarkClient.connect(ClientConfig.fromProperties(p));
+    }
+
+    HostProcess launch(final int id) throws Exception
+    {
+        final List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("--add-exports");
+        command.add("java.base/jdk.internal.misc=ALL-UNNAMED");
+        command.add("-Xmx192m");
+        command.add("-XX:+UseSerialGC");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(DrillHostMain.class.getName());
+        command.add(configFile(id).toString());
+        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        hosts[id] = new HostProcess(id, process);
+        return hosts[id];
+    }
+
+    /** Restart a killed or stopped host and wait until it is up. */
+    void restart(final int id) throws Exception
+    {
+        launch(id).awaitLine("ready", 60_000);
+    }
+
+    HostProcess host(final int id)
+    {
+        return hosts[id];
+    }
+
+    TidemarkClient client()
+    {
+        return client;
+    }
+
+    /** kill -9. */
+    void kill(final int id) throws InterruptedException
+    {
+        hosts[id].process.destroyForcibly();
+        hosts[id].process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    /** A clean stop. */
+    void stop(final int id) throws InterruptedException
+    {
+        if (hosts[id].process.isAlive())
+        {
+            hosts[id].commands.println("stop");
+            if (!hosts[id].process.waitFor(30, TimeUnit.SECONDS))
+            {
+                hosts[id].process.destroyForcibly();
+            }
+        }
+    }
+
+    static boolean await(final BooleanSupplier condition, final long timeoutMs) throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!condition.getAsBoolean())
+        {
+            if (System.nanoTime() > deadline)
+            {
+                return false;
+            }
+            Thread.sleep(5);
+        }
+        return true;
+    }
+
+    /** @return the partition's state as the client sees it in ZooKeeper. */
+    PartitionState state(final String topic, final int partition)
+    {
+        return client.partitions(topic).get(partition);
+    }
+
+    /**
+     * The checker's re-read, after the hosts have stopped: every record of a replica's log, by offset.
+     */
+    Map<Long, String> readReplica(final int id, final String topic, final int partition)
+    {
+        final Map<Long, String> records = new HashMap<>();
+        final Path logDir = hostDir(id).resolve(topic + "-" + partition);
+        if (!Files.isDirectory(logDir))
+        {
+            return records;
+        }
+        try (Log log = Log.open(new LogContext().logDir(logDir));
+            LogReader reader = log.openReader())
+        {
+            reader.seek(log.logStartOffset());
+            while (reader.poll((r) -> records.put(r.offset(), r.valueAsString()), log.logEndOffset(), 10_000) > 0)
+            {
+                // until the end
+            }
+        }
+        return records;
+    }
+
+    @Override
+    public void close() throws IOException
+    {
+        if (null != client)
+        {
+            client.close();
+        }
+        for (final HostProcess host : hosts)
+        {
+            if (null != host && host.process.isAlive())
+            {
+                host.process.destroyForcibly();
+                try
+                {
+                    host.process.waitFor(30, TimeUnit.SECONDS);
+                }
+                catch (final InterruptedException ex)
+                {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }
+        zooKeeper.close();
+    }
+}

@@ -1,0 +1,221 @@
+package io.tidemark.replication;
+
+import org.agrona.DirectBuffer;
+import org.agrona.ErrorHandler;
+
+import java.nio.file.Path;
+
+/**
+ * One replica host running in this process, for clusters whose hosts are separate processes (module {@code host}
+ * runs one per process over Aeron and ZooKeeper). The host's agents are scheduled here as the context's
+ * {@link ReplicationContext.ThreadingMode} says; its controller is wherever the {@link ControlChannel} leads.
+ * <p>
+ * The incarnation must grow with every start of the host id, across processes and machines (a process gets it from
+ * a durable counter): the protocol tells a restarted host from its previous life by it.
+ * <p>
+ * Thread-safe.
+ */
+public final class ReplicaNode implements AutoCloseable
+{
+    private final ReplicaHost host;
+    private final ControlChannel channel;
+    private final AgentScheduler scheduler;
+    private final String group;
+    private boolean stopped;
+
+    private ReplicaNode(final int hostId, final Path dir, final long incarnation, final int maxHosts,
+        final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
+        final ProducerSessions sessions, final ErrorHandler errorHandler)
+    {
+        final ReplicationContext concluded = ctx.conclude();
+        this.channel = channel;
+        this.host = new ReplicaHost(hostId, dir, incarnation, maxHosts, concluded, transport, channel, sessions,
+            errorHandler);
+        this.scheduler = new AgentScheduler(concluded.threadingMode(), concluded.idleStrategySupplier(),
+            errorHandler);
+        this.group = "host-" + hostId;
+        host.start();
+        scheduler.start(group, host.agents());
+    }
+
+    /**
+     * Recover the host's directory and start its agents: it registers with the controller, which answers with its
+     * partitions.
+     *
+     * @param hostId       the host's id in {@code [0, maxHosts)}.
+     * @param dir          the host's directory (replica logs, counters).
+     * @param incarnation  this start's incarnation, larger than every earlier one of this host id.
+     * @param maxHosts     host ids of the cluster are in {@code [0, maxHosts)}.
+     * @param ctx          replication configuration.
+     * @param transport    carries fetches between hosts.
+     * @param channel      carries control messages to and from the controller.
+     * @param sessions     producer sessions whose listeners hear the outcomes of produce requests led here.
+     * @param errorHandler agent errors.
+     * @return the running host.
+     */
+    public static ReplicaNode start(final int hostId, final Path dir, final long incarnation, final int maxHosts,
+        final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
+        final ProducerSessions sessions, final ErrorHandler errorHandler)
+    {
+        if (hostId < 0 || hostId >= maxHosts)
+        {
+            throw new IllegalArgumentException("host id " + hostId + " outside [0, " + maxHosts + ")");
+        }
+        return new ReplicaNode(hostId, dir, incarnation, maxHosts, ctx, transport, channel, sessions, errorHandler);
+    }
+
+    /** @return the host's id. */
+    public int hostId()
+    {
+        return host.hostId();
+    }
+
+    /** @return this start's incarnation. */
+    public long incarnation()
+    {
+        return host.incarnation();
+    }
+
+    /** @return the host's directory. */
+    public Path directory()
+    {
+        return host.directory();
+    }
+
+    /**
+     * @param partitionId a partition id.
+     * @return whether this host leads the partition and has taken up the role.
+     */
+    public boolean isLeading(final int partitionId)
+    {
+        final Replica replica = host.replica(partitionId);
+        return null != replica && null != replica.leaderState;
+    }
+
+    /**
+     * @param tp a topic partition.
+     * @return its partition id, when this host has a replica of it; -1 otherwise. Allocation-free.
+     */
+    public int partitionIdOf(final TopicPartition tp)
+    {
+        for (final Replica replica : host.replicas())
+        {
+            if (replica.topicPartition.equals(tp))
+            {
+                return replica.partitionId;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * @param partitionId a partition id.
+     * @return the partition state this host last applied, or null when it has no replica of it.
+     */
+    public PartitionState appliedState(final int partitionId)
+    {
+        final Replica replica = host.replica(partitionId);
+        return null == replica ? null : replica.state;
+    }
+
+    /**
+     * @param partitionId a partition id.
+     * @return the log end offset of this host's replica, or -1 when it has none.
+     */
+    public long logEndOffset(final int partitionId)
+    {
+        final Replica replica = host.replica(partitionId);
+        return null == replica ? -1 : replica.log.logEndOffset();
+    }
+
+    /**
+     * @param partitionId a partition id.
+     * @return the log start offset of this host's replica, or -1 when it has none.
+     */
+    public long logStartOffset(final int partitionId)
+    {
+        final Replica replica = host.replica(partitionId);
+        return null == replica ? -1 : replica.log.logStartOffset();
+    }
+
+    /**
+     * Produce a run of records (encoded with {@code RecordEncoder}) to a partition this host leads. Non-blocking:
+     * the outcome arrives at the session's listener on the host agent's thread (never for acks=0).
+     *
+     * @return NONE when queued; NOT_LEADER when this host does not lead the partition; BACK_PRESSURED when the
+     *         leader's queue is full; INVALID_RECORDS when the request cannot fit the queue or acks is out of range.
+     */
+    public ReplicationError produceRecords(final int session, final int partitionId, final long correlationId,
+        final int acks, final int timeoutMs, final long producerId, final short producerEpoch,
+        final int baseSequence, final DirectBuffer records, final int offset, final int length)
+    {
+        final Replica replica = host.replica(partitionId);
+        if (null == replica || null == replica.leaderState)
+        {
+            return ReplicationError.NOT_LEADER;
+        }
+        final PartitionState state = replica.state;
+        if (null == state || acks < -1 || acks > state.assignedReplicas().length)
+        {
+            return ReplicationError.INVALID_RECORDS;
+        }
+        return ProduceMessages.enqueue(replica.produceRing, session, correlationId, acks, timeoutMs, producerId,
+            producerEpoch, baseSequence, records, offset, length);
+    }
+
+    /**
+     * Open a reader on the log of a partition this host leads; read it only below {@link #highWatermark} (the
+     * committed records). A reader whose leadership has moved fails with {@code CLOSED} once the log closes.
+     *
+     * @return a reader, or null when this host does not lead the partition.
+     */
+    public io.tidemark.store.LogReader openLeaderReader(final int partitionId)
+    {
+        final Replica replica = host.replica(partitionId);
+        return null == replica || null == replica.leaderState ? null : replica.log.openReader();
+    }
+
+    /**
+     * @return the high watermark of a partition this host leads, or -1 when it does not lead it.
+     */
+    public long highWatermark(final int partitionId)
+    {
+        final Replica replica = host.replica(partitionId);
+        return null == replica || null == replica.leaderState ? -1 : replica.highWatermark.get();
+    }
+
+    /** @return the leader epoch this host's replica of the partition follows or leads, or -1. */
+    public int leaderEpoch(final int partitionId)
+    {
+        final Replica replica = host.replica(partitionId);
+        return null == replica ? -1 : replica.leaderEpoch;
+    }
+
+    /** Stop cleanly: the controller hears first, so leadership moves away at once; logs close cleanly. */
+    @Override
+    public synchronized void close()
+    {
+        if (stopped)
+        {
+            return;
+        }
+        stopped = true;
+        channel.toController(host.hostId(), new ControlMessage.UnregisterHost(host.hostId(), host.incarnation()));
+        scheduler.stop(group);
+        scheduler.close();
+        host.close();
+    }
+
+    /** Stop as a kill would: agents stop, files stay as the OS has them (tests of recovery in one process). */
+    public synchronized void halt()
+    {
+        if (stopped)
+        {
+            return;
+        }
+        stopped = true;
+        scheduler.stop(group);
+        scheduler.close();
+        host.halt();
+    }
+}
