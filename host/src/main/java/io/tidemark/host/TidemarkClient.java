@@ -374,7 +374,25 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             return ReplicationError.LEADER_NOT_AVAILABLE;
         }
-        final HostLink link = linkTo(state.leader());
+        return sendVia(linkTo(state.leader()), session, partitionId, correlationId, acks, timeoutMs, producerId,
+            producerEpoch, baseSequence, records, length);
+    }
+
+    /**
+     * Send a produce request to a given host, whatever the partition state says (fault drills: a request to a
+     * deposed leader).
+     */
+    ReplicationError sendTo(final int hostId, final int session, final int partitionId, final long correlationId,
+        final int acks, final int timeoutMs, final DirectBuffer records, final int length)
+    {
+        return sendVia(linkTo(hostId), session, partitionId, correlationId, acks, timeoutMs, -1, (short)-1, -1,
+            records, length);
+    }
+
+    private ReplicationError sendVia(final HostLink link, final int session, final int partitionId,
+        final long correlationId, final int acks, final int timeoutMs, final long producerId,
+        final short producerEpoch, final int baseSequence, final DirectBuffer records, final int length)
+    {
         if (null == link)
         {
             return ReplicationError.LEADER_NOT_AVAILABLE;

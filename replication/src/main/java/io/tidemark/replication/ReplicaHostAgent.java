@@ -11,7 +11,8 @@ import java.util.function.Consumer;
  * The duty cycle of one replica host: applies partition updates from the controller (becoming leader or
  * follower), heartbeats, serves fetch and epoch requests ({@link FetchServer}), drains produce rings and completes
  * acknowledgements ({@link ProduceHandler}), shrinks the ISR of stuck followers (checked every
- * {@code replica.lag.time.max.ms / 2}), checkpoints high watermarks, runs its replicas' log agents, and updates
+ * {@code replica.lag.time.max.ms / 8}, so a follower that stopped leaves within 1.125 times the lag time plus the
+ * controller's round trip), checkpoints high watermarks, runs its replicas' log agents, and updates
  * counters. Errors go to the error handler, never out of the thread.
  */
 final class ReplicaHostAgent implements Agent
@@ -67,7 +68,7 @@ final class ReplicaHostAgent implements Agent
             work += host.produceHandler().completeAcks(replica, leader);
             if (now >= leader.nextIsrCheckMs)
             {
-                leader.nextIsrCheckMs = now + Math.max(1, ctx.replicaLagTimeMaxMs() / 2);
+                leader.nextIsrCheckMs = now + Math.max(1, ctx.replicaLagTimeMaxMs() / 8);
                 final int[] overdue = leader.overdueChange(now, ctx.hostSessionTimeoutMs());
                 if (null != overdue)
                 {
