@@ -60,6 +60,8 @@ public final class TidemarkHost implements AutoCloseable
     static final String CLUSTER_ID_ZNODE = "cluster-id";
     /** Child of the root holding each host id's incarnation counter. */
     static final String INCARNATIONS = "incarnations";
+    /** The file a running host holds locked in its directory. */
+    static final String LOCK_FILE = "host.lock";
 
     private final HostConfig config;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
@@ -84,11 +86,17 @@ public final class TidemarkHost implements AutoCloseable
         final ErrorHandler errorHandler = (t) -> logger.log(System.Logger.Level.ERROR, "host " + hostId, t);
         try
         {
+            lockHostDir(config.hostDir());
             this.client = config.zooKeeper().connectClient();
             resources.push(client);
             this.root = config.zooKeeper().rootPath();
             claimClusterId(client, root, config.clusterId());
             this.incarnation = ZooKeeperCounters.incrementAndGet(client, root + "/" + INCARNATIONS + "/" + hostId);
+            // Registered before anything runs: a second process with this host id fails here, before its
+            // registration with the controller could pass for a restart of the live one.
+            this.hostData = (incarnation + " " + config.endpoints().get(hostId)).getBytes(StandardCharsets.UTF_8);
+            ZooKeeperHostLiveness.register(client, root, hostId, hostData,
+                2L * config.zooKeeper().sessionTimeoutMs());
             this.media = null == config.aeronDir() ? AeronMedia.launchEmbedded(embeddedAeronDir(config)) :
                 AeronMedia.connectExternal(config.aeronDir());
             resources.push(media);
@@ -112,7 +120,6 @@ public final class TidemarkHost implements AutoCloseable
             resources.push(liveness);
             final ReplicationContext ctx = config.replication().hostLiveness(liveness).conclude();
             final ProducerSessions sessions = new ProducerSessions();
-            Files.createDirectories(config.hostDir());
             this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx, transport, channel,
                 sessions, errorHandler);
             resources.push(node);
@@ -122,9 +129,6 @@ public final class TidemarkHost implements AutoCloseable
                 errorHandler, null, gateway);
             AgentRunner.startOnThread(gatewayRunner);
             resources.push(gatewayRunner);
-            this.hostData = (incarnation + " " + config.endpoints().get(hostId)).getBytes(StandardCharsets.UTF_8);
-            ZooKeeperHostLiveness.register(client, root, hostId, hostData,
-                2L * config.zooKeeper().sessionTimeoutMs());
             this.zooKeeperTasks = Executors.newSingleThreadExecutor((r) ->
             {
                 final Thread thread = new Thread(r, "tidemark-zookeeper-" + hostId);
@@ -157,7 +161,8 @@ public final class TidemarkHost implements AutoCloseable
         catch (final java.io.IOException ex)
         {
             closeResources();
-            throw new HostStartException("host " + hostId + ": cannot create " + config.hostDir(), ex);
+            throw new HostStartException("host " + hostId + ": cannot use directory " + config.hostDir() + ": " +
+                ex.getMessage(), ex);
         }
         catch (final RuntimeException ex)
         {
@@ -179,6 +184,32 @@ public final class TidemarkHost implements AutoCloseable
     public static TidemarkHost start(final HostConfig config)
     {
         return new TidemarkHost(config);
+    }
+
+    /**
+     * Hold {@code host.lock} in the host's directory for the life of the host: a second process (or a second host
+     * in this one) on the same directory is refused.
+     */
+    private void lockHostDir(final Path dir) throws java.io.IOException
+    {
+        Files.createDirectories(dir);
+        final java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir.resolve(LOCK_FILE),
+            java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE);
+        java.nio.channels.FileLock lock = null;
+        try
+        {
+            lock = channel.tryLock();
+        }
+        catch (final java.nio.channels.OverlappingFileLockException ex)
+        {
+            // held in this JVM
+        }
+        if (null == lock)
+        {
+            channel.close();
+            throw new HostStartException("host directory " + dir + " is in use by another running host", null);
+        }
+        resources.push(channel);
     }
 
     static String channelOf(final HostConfig config, final int host)

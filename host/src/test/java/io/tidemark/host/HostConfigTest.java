@@ -1,0 +1,93 @@
+package io.tidemark.host;
+
+import io.tidemark.store.ConfigException;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.api.Test;
+
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/** Every value of a host's and a client's configuration is checked before anything starts. */
+class HostConfigTest
+{
+    private static Properties good()
+    {
+        final Properties p = new Properties();
+        p.setProperty("host.id", "1");
+        p.setProperty("host.dir", "/tmp/tidemark-config-test");
+        p.setProperty("cluster.id", "prod-eu");
+        p.setProperty("cluster.hosts", "0@10.0.0.1:40100,1@10.0.0.2:40100,2@10.0.0.3:40100");
+        p.setProperty("zookeeper.connect", "10.0.0.9:2181");
+        p.setProperty("zookeeper.root", "/tidemark/prod-eu");
+        p.setProperty("zookeeper.user", "tidemark");
+        p.setProperty("zookeeper.password", "secret");
+        p.setProperty("min.insync.replicas", "2");
+        return p;
+    }
+
+    @Test
+    void aGoodConfigurationPassesAndHidesThePassword()
+    {
+        final HostConfig config = HostConfig.fromProperties(good());
+        assertEquals(1, config.hostId());
+        assertEquals(3, config.maxHosts());
+        assertEquals("10.0.0.2:40100", config.endpoints().get(1));
+        assertEquals(2, config.replication().minInsyncReplicas());
+        assertFalse(config.toString().contains("secret"), config.toString());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "host.id|x|host.id",
+        "host.id|5|host.id",
+        "host.id|-1|host.id",
+        "host.dir||host.dir",
+        "cluster.id||cluster.id",
+        "cluster.id|a b|cluster.id",
+        "cluster.hosts||cluster.hosts",
+        "cluster.hosts|0@10.0.0.1:40100,1@10.0.0.2|cluster.hosts",
+        "cluster.hosts|0@10.0.0.1:40100,1@10.0.0.2:70000|cluster.hosts",
+        "cluster.hosts|0@10.0.0.1:40100,0@10.0.0.2:40100|cluster.hosts",
+        "cluster.hosts|0@10.0.0.1:40100,1@10.0.0.1:40100|cluster.hosts",
+        "cluster.hosts|0@10.0.0.1:40100,2@10.0.0.2:40100|cluster.hosts",
+        "cluster.hosts|zero@10.0.0.1:40100|cluster.hosts",
+        "aeron.dir|/no/such/driver/dir|aeron.dir",
+        "zookeeper.connect|nohostport|zookeeper.connect",
+        "zookeeper.root|relative/path|zookeeper.root",
+        "zookeeper.user||zookeeper.user",
+        "zookeeper.password||zookeeper.password",
+        "min.insync.replicas|0|min.insync.replicas",
+        "replica.lag.time.max.ms|soon|replica.lag.time.max.ms",
+        "no.such.key|1|no.such.key"})
+    void aBadValueNamesItsKey(final String key, final String value, final String expectedKey)
+    {
+        final Properties p = good();
+        p.setProperty(key, null == value ? "" : value);
+        final ConfigException ex = assertThrows(ConfigException.class, () -> HostConfig.fromProperties(p));
+        assertEquals(expectedKey, ex.key(), ex.getMessage());
+    }
+
+    @ParameterizedTest
+    @CsvSource(delimiter = '|', value = {
+        "cluster.id||cluster.id",
+        "client.endpoint|localhost|client.endpoint",
+        "request.max.bytes|1|request.max.bytes",
+        "request.timeout.ms|0|request.timeout.ms",
+        "host.id|1|host.id"})
+    void aBadClientValueNamesItsKey(final String key, final String value, final String expectedKey)
+    {
+        final Properties p = new Properties();
+        p.setProperty("cluster.id", "prod-eu");
+        p.setProperty("zookeeper.connect", "10.0.0.9:2181");
+        p.setProperty("zookeeper.root", "/tidemark/prod-eu");
+        p.setProperty("zookeeper.user", "tidemark");
+        p.setProperty("zookeeper.password", "secret");
+        p.setProperty(key, null == value ? "" : value);
+        final ConfigException ex = assertThrows(ConfigException.class, () -> ClientConfig.fromProperties(p));
+        assertEquals(expectedKey, ex.key(), ex.getMessage());
+    }
+}
