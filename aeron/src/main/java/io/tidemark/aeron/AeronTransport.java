@@ -58,7 +58,10 @@ public final class AeronTransport implements Transport, AutoCloseable
     private final AtomicReferenceArray<Inbound> responseInbound;
     private final AtomicReferenceArray<Publication> requestOut;
     private final AtomicReferenceArray<Publication> responseOut;
+    private static final System.Logger LOGGER = System.getLogger(AeronTransport.class.getName());
+
     private final int clusterId;
+    private volatile long lastForeignLogMs = Long.MIN_VALUE / 2;
     private final java.util.concurrent.atomic.AtomicLong foreignMessages = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean isolated;
     private final ThreadLocal<UnsafeBuffer> typeHeader =
@@ -296,6 +299,19 @@ public final class AeronTransport implements Transport, AutoCloseable
         return isolated;
     }
 
+    private void onForeignMessage(final int otherClusterId, final int streamId)
+    {
+        foreignMessages.incrementAndGet();
+        final long now = System.currentTimeMillis();
+        if (now - lastForeignLogMs > 10_000)
+        {
+            lastForeignLogMs = now;
+            LOGGER.log(System.Logger.Level.WARNING, "dropping messages of another cluster (id " + otherClusterId +
+                ", ours " + clusterId + ") on stream " + streamId + ": two clusters share endpoints; " +
+                foreignMessages.get() + " dropped so far");
+        }
+    }
+
     /** @return messages dropped because they carried another cluster's id. */
     public long foreignMessages()
     {
@@ -349,7 +365,7 @@ public final class AeronTransport implements Transport, AutoCloseable
             }
             if (buffer.getInt(offset + 4) != transport.clusterId)
             {
-                transport.foreignMessages.incrementAndGet();
+                transport.onForeignMessage(buffer.getInt(offset + 4), subscription.streamId());
                 return;
             }
             final int msgTypeId = buffer.getInt(offset);

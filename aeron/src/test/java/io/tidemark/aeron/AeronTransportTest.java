@@ -196,4 +196,29 @@ class AeronTransportTest
             assertThrows(IllegalArgumentException.class, () -> transport.hostUp(2));
         }
     }
+
+    @Test
+    void messagesOfAnotherClusterAreDroppedAndCounted() throws InterruptedException
+    {
+        try (AeronTransport ours = new AeronTransport(media.aeron(), false, 2, AeronTransport.ipc(), 11);
+            AeronTransport theirs = new AeronTransport(media.aeron(), false, 2, AeronTransport.ipc(), 22))
+        {
+            theirs.hostUp(0); // another cluster's host 0 on the same streams
+            ours.hostUp(1);
+            final byte[] bytes = randomBytes(64);
+            sendRequest(theirs, 0, 1, 3, bytes);
+            final List<Received> received = new ArrayList<>();
+            await(() ->
+            {
+                ours.pollRequests(1, into(received), 10);
+                return ours.foreignMessages() > 0;
+            }, "the foreign request counted");
+            assertTrue(received.isEmpty(), "nothing of another cluster is delivered");
+
+            // an isolated transport neither sends nor delivers
+            ours.isolate(true);
+            assertFalse(ours.sendResponse(1, 0, 4, new UnsafeBuffer(bytes), 0, bytes.length));
+            ours.isolate(false);
+        }
+    }
 }

@@ -25,6 +25,9 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class FollowerFetcher implements Agent
 {
+    private static final System.Logger LOGGER = System.getLogger(FollowerFetcher.class.getName());
+    private static final long REFUSAL_LOG_INTERVAL_MS = 10_000;
+
     private final int hostId;
     private final int leaderHostId;
     private final long incarnation;
@@ -33,6 +36,7 @@ final class FollowerFetcher implements Agent
     private final EpochClock clock;
     private final ErrorHandler errorHandler;
     private final ReentrantLock lock = new ReentrantLock();
+    private long lastRefusalLogMs = Long.MIN_VALUE / 2;
     private final ExpandableArrayBuffer requestBuffer = new ExpandableArrayBuffer(64);
     private final FetchMessages.FetchRequest fetchRequest = new FetchMessages.FetchRequest();
     private final FetchMessages.EpochRequest epochRequest = new FetchMessages.EpochRequest();
@@ -309,6 +313,16 @@ final class FollowerFetcher implements Agent
                 break;
             case UNKNOWN_LEADER_EPOCH:
                 backoff(p, PartitionFetch.State.FETCH, "leader does not know epoch " + p.leaderEpoch + " yet", now);
+                break;
+            case NOT_ASSIGNED_REPLICA:
+                if (now - lastRefusalLogMs > REFUSAL_LOG_INTERVAL_MS)
+                {
+                    lastRefusalLogMs = now;
+                    LOGGER.log(System.Logger.Level.WARNING, "host " + hostId + ": leader " + leaderHostId +
+                        " refuses fetches of partition " + replica.partitionId + ": this host is not one of its " +
+                        "assigned replicas there (a stale assignment, or a host of another configuration)");
+                }
+                backoff(p, PartitionFetch.State.RECONCILE, "fetch refused: " + error, now);
                 break;
             default:
                 backoff(p, PartitionFetch.State.RECONCILE, "fetch refused: " + error, now);
