@@ -137,7 +137,11 @@ final class PartitionSender
             final ProducerBatch batch = inFlight.get(i);
             if (batch.state == ProducerBatch.AWAITING)
             {
-                final boolean gone = agent.channel().isGone(batch.target);
+                // Gone: the host it went to stopped, or another host leads the partition now (the old one will
+                // answer NOT_LEADER, if it can answer at all): either way, resend to the current leader at once.
+                final long leaderNow = agent.channel().leaderInstance(source.partitionId);
+                final boolean gone = agent.channel().isGone(batch.target) ||
+                    (leaderNow != ClusterConnection.NO_LEADER && leaderNow != batch.target);
                 if (gone || now >= batch.attemptDeadlineMs)
                 {
                     agent.untrack(batch);

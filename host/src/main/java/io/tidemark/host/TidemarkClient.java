@@ -60,8 +60,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  *     producer.send(new ProducerRecord("orders", key, value));
  * }
  * }</pre>
- * Before a client sends to a host (each incarnation of it) it introduces itself and waits for the host's answer;
- * until then a send returns BACK_PRESSURED, which the producer retries. Thread-safe.
+ * The client introduces itself to every registered host (each incarnation of it) and waits for the host's answer, so
+ * that a failover finds the new leader ready; a send to a host that has not answered yet returns BACK_PRESSURED,
+ * which the producer retries. Thread-safe.
  */
 public final class TidemarkClient implements ClusterConnection, AutoCloseable
 {
@@ -690,9 +691,11 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             if (now >= nextHelloCheckMs)
             {
                 nextHelloCheckMs = now + HELLO_INTERVAL_MS;
-                for (final HostLink link : links.values())
+                // every registered host, not only today's leaders: a failover then finds the link ready
+                for (final Integer hostId : hosts.keySet())
                 {
-                    if (!link.ready)
+                    final HostLink link = linkTo(hostId);
+                    if (null != link && !link.ready)
                     {
                         link.helloIfDue(now);
                         work++;

@@ -45,80 +45,135 @@ class LeaderKillTest
         {
             cluster.start();
             final TidemarkClient client = cluster.client();
-            final List<PartitionState> created = client.createTopic(TOPIC, 1, 3, 30_000);
-            assertEquals(1, created.size());
-            assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, 0).isr().length == 3, 30_000),
-                "all three replicas in sync: " + cluster.state(TOPIC, 0));
-
-            final Map<Long, String> acked = new ConcurrentHashMap<>();
-            final List<Long> ackTimes = new ArrayList<>();
-            final int oldLeader;
-            final long killedAtNs;
-            try (Producer producer = new Producer(client, new ProducerContext()
-                .acks(Acks.ALL)
-                .enableIdempotence(true)
-                .requestTimeoutMs(2_000)
-                .deliveryTimeoutMs(60_000)))
+            // three partitions, led by hosts 0, 1 and 2: one leader is also the controller, the others are not
+            assertEquals(3, client.createTopic(TOPIC, 3, 3, 30_000).size());
+            for (int p = 0; p < 3; p++)
             {
-                final ProducerRecord record = new ProducerRecord().topic(TOPIC).partition(0);
-                int sent = 0;
-                for (; sent < 500; sent++)
-                {
-                    final String value = "before-" + sent;
-                    acked.put(producer.send(record.value(value)), value);
-                    ackTimes.add(System.nanoTime());
-                }
-                oldLeader = cluster.state(TOPIC, 0).leader();
-                killedAtNs = System.nanoTime();
-                cluster.kill(oldLeader);
-                for (int i = 0; i < 500; i++)
-                {
-                    final String value = "after-" + i;
-                    acked.put(producer.send(record.value(value)), value);
-                    ackTimes.add(System.nanoTime());
-                }
+                final int partition = p;
+                assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, partition).isr().length == 3, 30_000),
+                    "all three replicas in sync: " + cluster.state(TOPIC, partition));
             }
-            final PartitionState after = cluster.state(TOPIC, 0);
-            assertNotEquals(oldLeader, after.leader(), "leadership moved: " + after);
-            assertEquals(1000, acked.size(), "every acknowledgement names its own offset");
+            final int controller = controllerHost(cluster);
+            final int plainPartition = partitionLedBy(cluster, (leader) -> leader != controller);
+            final int controllerPartition = partitionLedBy(cluster, (leader) -> leader == controller);
 
-            long pauseNs = 0;
-            for (int i = 1; i < ackTimes.size(); i++)
+            final Map<Integer, Map<Long, String>> acked = new HashMap<>();
+            acked.put(plainPartition, killLeaderUnderLoad(cluster, plainPartition, "leader"));
+            acked.put(controllerPartition, killLeaderUnderLoad(cluster, controllerPartition,
+                "leader that was also the controller"));
+
+            for (final int partition : acked.keySet())
             {
-                if (ackTimes.get(i) > killedAtNs)
+                final Map<Long, String> read = new HashMap<>();
+                try (RemoteReader reader = client.openReader(TOPIC, partition))
                 {
-                    pauseNs = Math.max(pauseNs, ackTimes.get(i) - Math.max(ackTimes.get(i - 1), killedAtNs));
+                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                    while (read.size() < acked.get(partition).size() && System.nanoTime() < deadline)
+                    {
+                        reader.poll((r) -> read.put(r.offset(), r.valueAsString()), 1_000);
+                    }
                 }
+                ClusterChecker.assertAckedPresentOnce(acked.get(partition), read, "read from the new leader");
             }
-            System.out.println("multi-process failover: acknowledgements paused " +
-                TimeUnit.NANOSECONDS.toMillis(pauseNs) + " ms after SIGKILL of the leader process (host " +
-                oldLeader + "); new leader host " + after.leader() + " epoch " + after.leaderEpoch());
-
-            // Read back through the new leader: each acknowledged record at its offset, no value twice.
-            final Map<Long, String> read = new HashMap<>();
-            try (RemoteReader reader = client.openReader(TOPIC, 0))
+            final Map<Integer, Long> highWatermarks = new HashMap<>();
+            final Map<Integer, PartitionState> states = new HashMap<>();
+            for (final int partition : acked.keySet())
             {
-                final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-                while (read.size() < acked.size() && System.nanoTime() < deadline)
-                {
-                    reader.poll((r) -> read.put(r.offset(), r.valueAsString()), 1_000);
-                }
+                highWatermarks.put(partition, ClusterChecker.highWatermark(client, TOPIC, partition));
+                states.put(partition, cluster.state(TOPIC, partition));
             }
-            ClusterChecker.assertAckedPresentOnce(acked, read, "read from the new leader");
-
-            // The killed host comes back as a new incarnation and rejoins the ISR.
-            cluster.restart(oldLeader);
-            assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, 0).isr().length == 3, 60_000),
-                "the restarted host rejoins the ISR: " + cluster.state(TOPIC, 0));
-            final long highWatermark = ClusterChecker.highWatermark(client, TOPIC, 0);
-            final PartitionState finalState = cluster.state(TOPIC, 0);
-
             for (int id = 0; id < 3; id++)
             {
                 cluster.stop(id);
             }
-            ClusterChecker.checkReplicas(cluster, TOPIC, 0, finalState, highWatermark, acked);
+            for (final int partition : acked.keySet())
+            {
+                ClusterChecker.checkReplicas(cluster, TOPIC, partition, states.get(partition),
+                    highWatermarks.get(partition), acked.get(partition));
+            }
         }
+    }
+
+    /**
+     * Produce to a partition with an idempotent acks=all producer, SIGKILL its leader's process halfway, go on
+     * producing, restart the killed host and wait until it is back in the ISR.
+     *
+     * @return the acknowledged records by offset.
+     */
+    private static Map<Long, String> killLeaderUnderLoad(final ProcessCluster cluster, final int partition,
+        final String what) throws Exception
+    {
+        final Map<Long, String> acked = new ConcurrentHashMap<>();
+        final List<Long> ackTimes = new ArrayList<>();
+        final int oldLeader = cluster.state(TOPIC, partition).leader();
+        final long killedAtNs;
+        try (Producer producer = new Producer(cluster.client(), new ProducerContext()
+            .acks(Acks.ALL)
+            .enableIdempotence(true)
+            .requestTimeoutMs(2_000)
+            .deliveryTimeoutMs(60_000)))
+        {
+            final ProducerRecord record = new ProducerRecord().topic(TOPIC).partition(partition);
+            for (int i = 0; i < 300; i++)
+            {
+                final String value = "p" + partition + "-before-" + i;
+                acked.put(producer.send(record.value(value)), value);
+                ackTimes.add(System.nanoTime());
+            }
+            killedAtNs = System.nanoTime();
+            cluster.kill(oldLeader);
+            for (int i = 0; i < 300; i++)
+            {
+                final String value = "p" + partition + "-after-" + i;
+                acked.put(producer.send(record.value(value)), value);
+                ackTimes.add(System.nanoTime());
+            }
+        }
+        final PartitionState after = cluster.state(TOPIC, partition);
+        assertNotEquals(oldLeader, after.leader(), "leadership moved: " + after);
+        assertEquals(600, acked.size(), "every acknowledgement names its own offset");
+        long pauseNs = 0;
+        for (int i = 1; i < ackTimes.size(); i++)
+        {
+            if (ackTimes.get(i) > killedAtNs)
+            {
+                pauseNs = Math.max(pauseNs, ackTimes.get(i) - Math.max(ackTimes.get(i - 1), killedAtNs));
+            }
+        }
+        System.out.println("multi-process failover: acknowledgements paused " +
+            TimeUnit.NANOSECONDS.toMillis(pauseNs) + " ms after SIGKILL of the " + what + " (host " + oldLeader +
+            "); new leader host " + after.leader() + " epoch " + after.leaderEpoch());
+
+        // the killed host comes back as a new incarnation and rejoins the ISR
+        cluster.restart(oldLeader);
+        assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, partition).isr().length == 3, 60_000),
+            "the restarted host rejoins the ISR: " + cluster.state(TOPIC, partition));
+        return acked;
+    }
+
+    private static int controllerHost(final ProcessCluster cluster) throws Exception
+    {
+        for (int id = 0; id < 3; id++)
+        {
+            cluster.host(id).commands.println("status");
+            if (cluster.host(id).awaitLine("status", 10_000).contains("controller=true"))
+            {
+                return id;
+            }
+        }
+        throw new AssertionError("no host runs the controller");
+    }
+
+    private static int partitionLedBy(final ProcessCluster cluster, final java.util.function.IntPredicate leader)
+    {
+        for (int p = 0; p < 3; p++)
+        {
+            if (leader.test(cluster.state(TOPIC, p).leader()))
+            {
+                return p;
+            }
+        }
+        throw new AssertionError("no such partition: " + cluster.client().partitions(TOPIC));
     }
 
     /** Values that occur more than once in a map of records. */
