@@ -4,13 +4,14 @@ import io.tidemark.client.ProducerException;
 import io.tidemark.store.ConfigException;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
+import io.tidemark.zookeeper.ZooKeeperStoreException;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.AccessDeniedException;
 import java.nio.file.NoSuchFileException;
 
-/** Maps the typed errors of the store, replication and clients to messages and exit codes. */
+/** Maps the typed errors of the store, replication, clients and ZooKeeper to messages and exit codes. */
 final class Errors
 {
     private Errors()
@@ -31,7 +32,7 @@ final class Errors
         {
             return ExitCodes.UNAVAILABLE;
         }
-        if (ex instanceof IOException || ex instanceof UncheckedIOException)
+        if (ex instanceof IOException || ex instanceof UncheckedIOException || ex instanceof ZooKeeperStoreException)
         {
             return ExitCodes.IO;
         }
@@ -78,6 +79,10 @@ final class Errors
         if (ex instanceof UncheckedIOException unchecked && null != unchecked.getCause())
         {
             return ex.getMessage() + ": " + message(unchecked.getCause());
+        }
+        if (ex instanceof ZooKeeperStoreException)
+        {
+            return ex.getMessage() + (null == ex.getCause() ? "" : " (" + ex.getCause() + ")");
         }
         if (ex instanceof CliException || ex instanceof IllegalArgumentException || ex instanceof ProducerException)
         {

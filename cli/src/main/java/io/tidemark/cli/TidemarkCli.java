@@ -23,14 +23,21 @@ import java.util.logging.Logger;
  *   ./tidemark tail data/orders-0 --from-end --follow
  *   ./tidemark stat data/orders-0                # live counters of the process that has the log open
  *   ./tidemark bench quick                       # the bench module's quick run
+ *
+ *   # a cluster of host processes (one `tidemark host` per machine; ZooKeeper for partition state)
+ *   ./tidemark host --config host-0.properties   # runs replica host 0 until Ctrl-C / SIGTERM
+ *   ./tidemark topic create --config client.properties --topic orders --partitions 3 --replication-factor 3
+ *   ./tidemark topic list --config client.properties
+ *   ./tidemark send --config client.properties --topic orders --key-separator=: &lt; lines.txt
+ *   ./tidemark read --config client.properties --topic orders --partition 0 --from 0 --follow
  * </pre>
  */
 @Command(
     name = "tidemark",
     mixinStandardHelpOptions = true,
     version = "tidemark 0.1.0-SNAPSHOT",
-    description = "Operator tools for Tidemark logs (a log directory) and embedded replicated topics " +
-        "(--cluster <root>).",
+    description = "Operator tools for Tidemark logs (a log directory), embedded replicated topics " +
+        "(--cluster <root>) and clusters of host processes (host, topic, send, read with --config <file>).",
     subcommands = {
         DumpCommand.class,
         VerifyCommand.class,
@@ -39,14 +46,18 @@ import java.util.logging.Logger;
         TailCommand.class,
         StatCommand.class,
         BenchCommand.class,
+        HostCommand.class,
+        TopicCommand.class,
+        SendCommand.class,
+        ReadCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:ok",
         "1:verification failed / corruption found",
         "2:usage error (bad arguments, bad configuration, offset out of range)",
-        "3:I/O error, missing file or not a log directory",
-        "4:log directory locked by a running process",
+        "3:I/O error, missing file or not a log directory, missing topic, ZooKeeper unreachable",
+        "4:log directory locked by a running process (host: its endpoint or directory in use)",
         "5:stat: no running process (or no counters file)",
         "6:replicated topic unavailable or produce failed",
         "70:internal error (rerun with --verbose)"})

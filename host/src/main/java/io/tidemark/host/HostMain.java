@@ -11,9 +11,10 @@ import java.util.concurrent.CountDownLatch;
  * <pre>
  * java --add-exports java.base/jdk.internal.misc=ALL-UNNAMED -cp ... io.tidemark.host.HostMain --config host-0.properties
  * </pre>
- * ({@code tidemark host --config FILE} does the same.) Exit codes: 0 after a clean stop, 2 for a bad configuration,
- * 3 when ZooKeeper cannot be reached or holds the host id for another live process, 4 when the endpoint cannot be
- * bound.
+ * ({@code tidemark host --config FILE} does the same.) Exit codes: 2 for a bad configuration, 3 when ZooKeeper
+ * cannot be reached or holds the host id for another live process, 4 when the endpoint cannot be bound or the
+ * directory is held by another host. A stop by SIGTERM or Ctrl-C closes the host cleanly first; the JVM then exits as
+ * a signalled JVM does (143 or 130).
  */
 public final class HostMain
 {

@@ -1,0 +1,205 @@
+package io.tidemark.cli;
+
+import io.tidemark.host.RemoteReader;
+import io.tidemark.host.TidemarkClient;
+import io.tidemark.replication.PartitionState;
+import io.tidemark.store.RecordHandler;
+import io.tidemark.store.StorageErrorCode;
+import io.tidemark.store.StorageException;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
+
+import java.io.PrintWriter;
+import java.util.List;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/** {@code tidemark read}: print the committed records of a partition of a cluster of host processes. */
+@Command(
+    name = "read",
+    mixinStandardHelpOptions = true,
+    description = {
+        "Print the committed records (up to the high watermark) of a topic partition of a cluster of host " +
+            "processes (`tidemark host`), read from its leader from an offset (default 0), in the formats of " +
+            "`tail`. A leader change is followed: reading goes on at the new leader from the same offset.",
+        "Without --follow it stops at the high watermark; with --follow it stops after --max-records, after " +
+            "--idle-timeout-ms without a new record, or on Ctrl-C.",
+        "Exit code: 0 when done, 1 when a damaged batch arrived, 2 for bad arguments or configuration (an offset " +
+            "out of range), 3 when FILE or the topic is missing or ZooKeeper cannot be reached, 6 when the " +
+            "leader did not answer (or no leader) for --timeout-ms without --follow."},
+    sortOptions = false)
+final class ReadCommand implements Callable<Integer>
+{
+    @Spec
+    CommandSpec spec;
+
+    @Mixin
+    ClientOptions client;
+
+    @Option(names = "--topic", paramLabel = "TOPIC", required = true, description = "Topic.")
+    String topic;
+
+    @Option(names = "--partition", paramLabel = "P", required = true, description = "Partition.")
+    int partition;
+
+    @Option(names = {"--from", "--from-offset"}, paramLabel = "OFFSET", defaultValue = "0",
+        description = "From this offset (default: ${DEFAULT-VALUE}).")
+    long from;
+
+    @Option(names = {"-f", "--follow"}, description = "Keep waiting for new records.")
+    boolean follow;
+
+    @Option(names = {"-n", "--max", "--max-records"}, paramLabel = "N", description = "Stop after N records.")
+    Long maxRecords;
+
+    @Option(names = "--idle-timeout-ms", paramLabel = "MS",
+        description = "With --follow: stop when no record arrived for MS milliseconds.")
+    Long idleTimeoutMs;
+
+    @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "15000",
+        description = "Without --follow: fail when the leader made no progress for MS milliseconds (default: " +
+            "${DEFAULT-VALUE}).")
+    long timeoutMs;
+
+    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "full",
+        description = "full: offset, timestamp, key, value (tab-separated); kv: key<SEP>value; value: the value " +
+            "only (default: ${DEFAULT-VALUE}).")
+    Formats.RecordFormat format;
+
+    @Option(names = {"-k", "--key-separator"}, paramLabel = "SEP", defaultValue = "\t",
+        description = "Separator of --format kv (default: tab).")
+    String keySeparator;
+
+    private volatile boolean stopRequested;
+    private long printed;
+    private PrintWriter out;
+
+    private final RecordHandler printer = (record) ->
+    {
+        out.println(Formats.record(record, format, keySeparator));
+        printed++;
+    };
+
+    @Override
+    public Integer call()
+    {
+        if (partition < 0 || from < 0 || timeoutMs < 1 ||
+            null != maxRecords && maxRecords < 0 || null != idleTimeoutMs && idleTimeoutMs < 0)
+        {
+            throw new ParameterException(spec.commandLine(), "--partition, --from, --max-records and " +
+                "--idle-timeout-ms must be >= 0, --timeout-ms >= 1");
+        }
+        if (null != idleTimeoutMs && !follow)
+        {
+            throw new ParameterException(spec.commandLine(), "--idle-timeout-ms goes with --follow");
+        }
+        out = spec.commandLine().getOut();
+        final CountDownLatch done = new CountDownLatch(1);
+        final Thread hook = new Thread(() ->
+        {
+            stopRequested = true; // Ctrl-C: stop polling and close cleanly
+            try
+            {
+                done.await(3, TimeUnit.SECONDS);
+            }
+            catch (final InterruptedException ignore)
+            {
+                Thread.currentThread().interrupt();
+            }
+        }, "tidemark-read-stop");
+        Runtime.getRuntime().addShutdownHook(hook);
+        try (TidemarkClient connection = client.connect())
+        {
+            read(connection);
+        }
+        finally
+        {
+            done.countDown();
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(hook);
+            }
+            catch (final IllegalStateException shuttingDown)
+            {
+                // the hook is running: it waited for this
+            }
+            out.flush();
+        }
+        return ExitCodes.OK;
+    }
+
+    private void read(final TidemarkClient connection)
+    {
+        final List<PartitionState> partitions = connection.partitions(topic);
+        if (partitions.isEmpty())
+        {
+            throw ClientOptions.noTopic(topic);
+        }
+        if (partition >= partitions.size())
+        {
+            throw new ParameterException(spec.commandLine(), "topic " + topic + " has " + partitions.size() +
+                " partition(s): no partition " + partition);
+        }
+        try (RemoteReader reader = connection.openReader(topic, partition))
+        {
+            reader.seek(from);
+            final IdleStrategy idle = new BackoffIdleStrategy(10, 10, 1_000, 10_000_000);
+            long lastRecordNs = System.nanoTime();
+            long lastProgressNs = lastRecordNs;
+            long lastHighWatermark = -1;
+            while (!stopRequested && (null == maxRecords || printed < maxRecords))
+            {
+                final int budget = null == maxRecords ? 1000 : (int)Math.min(1000, maxRecords - printed);
+                final int delivered = reader.poll(printer, budget);
+                final long highWatermark = reader.highWatermark();
+                final long now = System.nanoTime();
+                if (lastHighWatermark < 0 && highWatermark >= 0 && from > highWatermark)
+                {
+                    throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "offset " + from +
+                        " is beyond the high watermark " + highWatermark + " of " + topic + "-" + partition);
+                }
+                if (delivered > 0 || highWatermark != lastHighWatermark)
+                {
+                    lastProgressNs = now;
+                    lastHighWatermark = highWatermark;
+                }
+                if (delivered > 0)
+                {
+                    lastRecordNs = now;
+                    out.flush();
+                }
+                else if (!follow && highWatermark >= 0 && reader.position() >= highWatermark)
+                {
+                    break; // caught up
+                }
+                else if (!follow && now - lastProgressNs >= TimeUnit.MILLISECONDS.toNanos(timeoutMs))
+                {
+                    throw unavailable(connection, reader, highWatermark);
+                }
+                else if (follow && null != idleTimeoutMs &&
+                    now - lastRecordNs >= TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs))
+                {
+                    break;
+                }
+                idle.idle(delivered);
+            }
+        }
+    }
+
+    private CliException unavailable(final TidemarkClient connection, final RemoteReader reader, final long hw)
+    {
+        final PartitionState state = connection.partitions(topic).get(partition);
+        final String leader = state.leader() == PartitionState.NO_LEADER ? "it has no leader" :
+            "its leader, host " + state.leader() + ", did not answer";
+        return new CliException(ExitCodes.UNAVAILABLE, "no progress reading " + topic + "-" + partition + " at " +
+            "offset " + reader.position() + (hw < 0 ? "" : " (high watermark " + hw + ")") + " for " + timeoutMs +
+            " ms: " + leader);
+    }
+}
