@@ -25,6 +25,7 @@ import java.util.logging.Logger;
  *   ./tidemark bench quick                       # the bench module's quick run
  *
  *   # a cluster of host processes (one `tidemark host` per machine; ZooKeeper for partition state)
+ *   ./tidemark zookeeper --dir /tmp/zk           # a standalone ZooKeeper to try it on one machine
  *   ./tidemark host --config host-0.properties   # runs replica host 0 until Ctrl-C / SIGTERM
  *   ./tidemark topic create --config client.properties --topic orders --partitions 3 --replication-factor 3
  *   ./tidemark topic list --config client.properties
@@ -50,6 +51,7 @@ import java.util.logging.Logger;
         TopicCommand.class,
         SendCommand.class,
         ReadCommand.class,
+        ZooKeeperCommand.class,
         CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
