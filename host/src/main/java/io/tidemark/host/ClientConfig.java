@@ -3,9 +3,6 @@ package io.tidemark.host;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 
-import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
@@ -56,16 +53,7 @@ public final class ClientConfig
      */
     public static ClientConfig load(final Path file)
     {
-        final Properties properties = new Properties();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8))
-        {
-            properties.load(reader);
-        }
-        catch (final IOException ex)
-        {
-            throw new ConfigException("--config", "cannot read " + file + ": " + ex.getMessage());
-        }
-        return fromProperties(properties);
+        return fromProperties(HostConfig.readProperties(file));
     }
 
     /**

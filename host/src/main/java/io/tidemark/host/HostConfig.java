@@ -65,6 +65,15 @@ public final class HostConfig
      */
     public static HostConfig load(final Path file)
     {
+        return fromProperties(readProperties(file));
+    }
+
+    /**
+     * @return the properties in a file (UTF-8).
+     * @throws ConfigException when it cannot be read.
+     */
+    static Properties readProperties(final Path file)
+    {
         final Properties properties = new Properties();
         try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8))
         {
@@ -74,7 +83,20 @@ public final class HostConfig
         {
             throw new ConfigException("--config", "cannot read " + file + ": " + ex.getMessage());
         }
-        return fromProperties(properties);
+        return properties;
+    }
+
+    /**
+     * @param name a name unique on this machine.
+     * @return the directory of an embedded media driver: in {@code /dev/shm} where there is one (its buffers stay in
+     *         memory), else in the temporary directory.
+     */
+    static Path embeddedAeronDir(final String name)
+    {
+        final Path shm = Path.of("/dev/shm");
+        final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm :
+            Path.of(System.getProperty("java.io.tmpdir"));
+        return base.resolve(name);
     }
 
     /**

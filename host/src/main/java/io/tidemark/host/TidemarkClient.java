@@ -35,7 +35,6 @@ import org.apache.zookeeper.KeeperException;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
@@ -215,10 +214,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
 
     private Path embeddedDir()
     {
-        final Path shm = Path.of("/dev/shm");
-        final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm :
-            Path.of(System.getProperty("java.io.tmpdir"));
-        return base.resolve("tidemark-aeron-client-" + ProcessHandle.current().pid() + "-" +
+        return HostConfig.embeddedAeronDir("tidemark-aeron-client-" + ProcessHandle.current().pid() + "-" +
             Long.toHexString(clientId));
     }
 

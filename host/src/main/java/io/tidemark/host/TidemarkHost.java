@@ -220,10 +220,7 @@ public final class TidemarkHost implements AutoCloseable
 
     private static Path embeddedAeronDir(final HostConfig config)
     {
-        final Path shm = Path.of("/dev/shm");
-        final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm :
-            Path.of(System.getProperty("java.io.tmpdir"));
-        return base.resolve("tidemark-aeron-" + config.clusterId() + "-host-" + config.hostId() + "-" +
+        return HostConfig.embeddedAeronDir("tidemark-aeron-" + config.clusterId() + "-host-" + config.hostId() + "-" +
             ProcessHandle.current().pid());
     }
 
