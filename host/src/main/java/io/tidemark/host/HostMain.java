@@ -67,6 +67,9 @@ public final class HostMain
         Runtime.getRuntime().addShutdownHook(new Thread(() ->
         {
             host.close();
+            // printed, not logged: java.util.logging resets itself in a shutdown hook of its own
+            System.out.println("tidemark host " + host.hostId() + " stopped cleanly");
+            System.out.flush();
             stopped.countDown();
         }, "tidemark-host-shutdown"));
         System.out.println("tidemark host " + host.hostId() + " running: incarnation " + host.incarnation() +

@@ -220,8 +220,39 @@ public final class TidemarkHost implements AutoCloseable
 
     private static Path embeddedAeronDir(final HostConfig config)
     {
-        return HostConfig.embeddedAeronDir("tidemark-aeron-" + config.clusterId() + "-host-" + config.hostId() + "-" +
-            ProcessHandle.current().pid());
+        final String prefix = embeddedAeronPrefix(config.clusterId(), config.hostId());
+        removeStaleAeronDirs(prefix);
+        return HostConfig.embeddedAeronDir(prefix + ProcessHandle.current().pid());
+    }
+
+    static String embeddedAeronPrefix(final String clusterId, final int hostId)
+    {
+        return "tidemark-aeron-" + clusterId + "-host-" + hostId + "-";
+    }
+
+    /**
+     * Remove the embedded driver directories a killed process of this host left behind (their buffers would
+     * otherwise stay in {@code /dev/shm}): those named with this prefix whose process id is not running.
+     */
+    static void removeStaleAeronDirs(final String prefix)
+    {
+        final Path base = HostConfig.embeddedAeronDir(prefix).getParent();
+        try (java.util.stream.Stream<Path> entries = Files.list(base))
+        {
+            entries.filter((p) -> p.getFileName().toString().startsWith(prefix)).forEach((dir) ->
+            {
+                final String pid = dir.getFileName().toString().substring(prefix.length());
+                if (pid.matches("[0-9]+") && ProcessHandle.of(Long.parseLong(pid)).isEmpty())
+                {
+                    org.agrona.IoUtil.delete(dir.toFile(), true);
+                }
+            });
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            System.getLogger(TidemarkHost.class.getName()).log(System.Logger.Level.WARNING,
+                "cannot clean up stale Aeron directories in " + base + ": " + ex);
+        }
     }
 
     /**

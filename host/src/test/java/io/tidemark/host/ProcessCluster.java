@@ -111,6 +111,10 @@ final class ProcessCluster implements AutoCloseable
      */
     ProcessCluster(final Path dir, final int hostCount, final Properties extra) throws Exception
     {
+        for (int id = 0; id < hostCount; id++)
+        {
+            TidemarkHost.removeStaleAeronDirs(TidemarkHost.embeddedAeronPrefix(CLUSTER, id)); // of earlier runs
+        }
         this.dir = dir;
         this.hostCount = hostCount;
         this.extra = extra;
@@ -305,6 +309,10 @@ final class ProcessCluster implements AutoCloseable
                     Thread.currentThread().interrupt();
                 }
             }
+        }
+        for (int id = 0; id < hostCount; id++)
+        {
+            TidemarkHost.removeStaleAeronDirs(TidemarkHost.embeddedAeronPrefix(CLUSTER, id)); // of killed hosts
         }
         zooKeeper.close();
     }

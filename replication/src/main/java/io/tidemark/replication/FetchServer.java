@@ -134,6 +134,8 @@ final class FetchServer
             return;
         }
         follower.onFetch(fetchOffset, leaderEnd, now);
+        follower.responseRetryAtMs = 0; // a new fetch supersedes an answer still being retried
+        follower.responseRetryUntilMs = 0;
         final int[] expanded = leader.expandCandidate(follower);
         if (null != expanded)
         {
@@ -163,7 +165,8 @@ final class FetchServer
         final long hw = leader.highWatermark();
         for (final FollowerState follower : leader.followers())
         {
-            if (follower.parked && (leaderEnd > follower.parkedFetchOffset || hw > follower.highWatermarkSent ||
+            if (follower.parked && now >= follower.responseRetryAtMs &&
+                (leaderEnd > follower.parkedFetchOffset || hw > follower.highWatermarkSent ||
                 now >= follower.parkedDeadlineMs))
             {
                 respond(replica, leader, follower, follower.parkedCorrelationId, follower.parkedFetchOffset,
@@ -206,10 +209,32 @@ final class FetchServer
         if (transport.sendResponse(hostId, follower.hostId, FetchMessages.FETCH_RESPONSE, scratch, 0, scratchLength))
         {
             follower.highWatermarkSent = hw;
+            follower.responseRetryAtMs = 0;
+            follower.responseRetryUntilMs = 0;
+            return;
         }
-        else if (follower.reader.position() != fetchOffset)
+        if (follower.reader.position() != fetchOffset)
         {
             follower.reader.seek(fetchOffset); // not delivered: serve the same bytes again next time
+        }
+        // The transport refused it (back-pressure, or the follower's side not connected right now): keep the fetch
+        // parked and answer it again in a millisecond, for up to the fetch wait, rather than leave the follower to
+        // notice the silence after its fetch timeout (the fetch wait plus a session timeout), long enough to cost
+        // it its ISR membership.
+        final long now = clock.time();
+        if (0 == follower.responseRetryUntilMs)
+        {
+            follower.responseRetryUntilMs = now + ctx.replicaFetchWaitMaxMs();
+        }
+        if (now < follower.responseRetryUntilMs)
+        {
+            follower.park(correlationId, fetchOffset, maxBytes, now);
+            follower.responseRetryAtMs = now + 1;
+        }
+        else
+        {
+            follower.responseRetryAtMs = 0;
+            follower.responseRetryUntilMs = 0; // given up: the follower re-sends its fetch
         }
     }
 

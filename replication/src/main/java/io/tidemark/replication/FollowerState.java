@@ -26,6 +26,10 @@ final class FollowerState
     long parkedFetchOffset;
     int parkedMaxBytes;
     long parkedDeadlineMs;
+    /** A response the transport refused is sent again from this time (0: none pending). */
+    long responseRetryAtMs;
+    /** Until when a refused response is sent again (0: no refusal outstanding). */
+    long responseRetryUntilMs;
 
     FollowerState(final int hostId, final long nowMs)
     {
@@ -63,6 +67,8 @@ final class FollowerState
         lastFetchTimeMs = nowMs;
         highWatermarkSent = -1;
         parked = false;
+        responseRetryAtMs = 0;
+        responseRetryUntilMs = 0;
     }
 
     void park(final long correlationId, final long fetchOffset, final int maxBytes, final long deadlineMs)
