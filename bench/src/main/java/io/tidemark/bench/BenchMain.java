@@ -1,5 +1,6 @@
 package io.tidemark.bench;
 
+import io.tidemark.bench.multiprocess.MultiProcessCommand;
 import io.tidemark.bench.report.JmhSummary;
 import io.tidemark.bench.report.PerfRun;
 import org.openjdk.jmh.profile.GCProfiler;
@@ -38,6 +39,7 @@ import java.util.concurrent.Callable;
  *   java -jar bench/target/tidemark-bench.jar quick                 # the matrix in reduced form, ~2 minutes
  *   java -jar bench/target/tidemark-bench.jar full                  # the full matrix, ~20 minutes
  *   java -jar bench/target/tidemark-bench.jar run --acks all --partitions 4 --load open --rate 50000
+ *   java -jar bench/target/tidemark-bench.jar multiprocess          # 3 host JVMs on loopback, acks sweep, ~3 min
  *   java -jar bench/target/tidemark-bench.jar jmh-quick             # JMH, short (~5 minutes)
  *   java -jar bench/target/tidemark-bench.jar jmh -f 3 -wi 5 -i 10  # JMH, any JMH options
  *   java -jar bench/target/tidemark-bench.jar jmh -h                # JMH's own options
@@ -49,9 +51,10 @@ import java.util.concurrent.Callable;
     version = "tidemark-bench 0.1.0-SNAPSHOT (JMH 1.37)",
     description = "Runs Tidemark's benchmarks and writes a report to " +
         "<results-dir>/<yyyy-MM-dd>_<git short sha or 'nogit'>/ (summary.md, env.txt, and summary.json, .hgrm files " +
-        "and charts for the harness, jmh-result.json for JMH), then indexes it in <results-dir>/README.md.",
+        "and charts for the harness, jmh-result.json for JMH; multiprocess: <yyyy-MM-dd>_multiprocess-<sha>/), " +
+        "then indexes it in <results-dir>/README.md.",
     subcommands = {HarnessCommands.Quick.class, HarnessCommands.Full.class, HarnessCommands.Run.class,
-        BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
+        MultiProcessCommand.class, BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
 public final class BenchMain implements Callable<Integer>
 {
     /** Every JMH benchmark: the store's, the replication's and those in the store and replication packages. */
@@ -85,7 +88,7 @@ public final class BenchMain implements Callable<Integer>
     public Integer call()
     {
         throw new ParameterException(spec.commandLine(),
-            "Missing subcommand: quick (start here), full, run, jmh-quick or jmh");
+            "Missing subcommand: quick (start here), full, run, multiprocess, jmh-quick or jmh");
     }
 
     /** Options shared by the subcommands. */
@@ -312,7 +315,7 @@ public final class BenchMain implements Callable<Integer>
      * @param args the original arguments.
      * @return the command line as a shell would take it back (arguments quoted where needed).
      */
-    static String commandLineText(final List<String> args)
+    public static String commandLineText(final List<String> args)
     {
         final StringBuilder text = new StringBuilder("tidemark-bench");
         for (final String arg : args)

@@ -1,0 +1,428 @@
+package io.tidemark.bench.multiprocess;
+
+import io.tidemark.bench.harness.TempDirs;
+import io.tidemark.host.ClientConfig;
+import io.tidemark.host.TidemarkClient;
+import io.tidemark.replication.PartitionState;
+import io.tidemark.store.ConfigException;
+import io.tidemark.zookeeper.ZooKeeperStoreException;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.io.Writer;
+import java.net.DatagramSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Three replica hosts, each in a JVM of its own ({@link HostProcess}) on a loopback UDP endpoint, with a ZooKeeper
+ * server inside this JVM and a {@link TidemarkClient} in this JVM that the bench produces through.
+ * <p>
+ * The ZooKeeper server is curator-test's {@link TestingServer}: the bench brings its own, so that running it needs no
+ * ZooKeeper installed. The run's directory holds the ZooKeeper data, each host's configuration file
+ * ({@code host-N.properties}), output ({@code host-N.log}) and replica logs ({@code host-N/}).
+ * <p>
+ * <b>No JVM left behind.</b> {@link #close()} stops the hosts (SIGTERM, then SIGKILL after the stop timeout), then
+ * ZooKeeper; a JVM shutdown hook does the same when this JVM is stopped first (Ctrl-C, SIGTERM) or the run fails.
+ * Only a SIGKILL of this JVM can leave hosts running (they then lose ZooKeeper and keep running until stopped).
+ * <p>
+ * Thread-safe: {@link #close()} may race with the shutdown hook.
+ */
+final class LoopbackCluster implements AutoCloseable
+{
+    /** Host JVMs, and the replication factor of the topic. */
+    static final int HOSTS = 3;
+    /** The cluster's name (also in ZooKeeper and on every Aeron message). */
+    static final String CLUSTER_ID = "bench-multiprocess";
+
+    private static final String ROOT = "/tidemark/" + CLUSTER_ID;
+    private static final String USER = "tidemark-bench";
+    private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
+    private static final long LOG_COPY_MAX_BYTES = 8L * 1024 * 1024;
+
+    private final Path dir;
+    private final MultiProcessPlan plan;
+    private final Path logCopies;
+    private final String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
+    private final TestingServer zooKeeper;
+    private final List<String> endpoints = new ArrayList<>();
+    private final HostProcess[] hosts = new HostProcess[HOSTS];
+    private final HostProcess.Stop[] stops = new HostProcess.Stop[HOSTS];
+    private final Thread shutdownHook;
+    private volatile TidemarkClient client;
+    private volatile boolean inShutdownHook;
+    private boolean closed;
+
+    private LoopbackCluster(final Path dir, final MultiProcessPlan plan, final Path logCopies) throws Exception
+    {
+        this.dir = dir;
+        this.plan = plan;
+        this.logCopies = logCopies;
+        for (int id = 0; id < HOSTS; id++)
+        {
+            endpoints.add("127.0.0.1:" + freeUdpPort());
+        }
+        this.zooKeeper = new TestingServer(new InstanceSpec(dir.resolve("zookeeper").toFile(), -1, -1, -1, true, -1,
+            -1, -1), true);
+        this.shutdownHook = new Thread(() ->
+        {
+            inShutdownHook = true;
+            close();
+        }, "tidemark-bench-multiprocess-stop");
+        Runtime.getRuntime().addShutdownHook(shutdownHook);
+    }
+
+    /**
+     * Start ZooKeeper in this JVM and register the shutdown hook; {@link #start} starts the hosts.
+     *
+     * @param dir       the run's directory (created).
+     * @param plan      the run's settings.
+     * @param logCopies where {@link #close()} copies the host logs (the report directory).
+     */
+    static LoopbackCluster create(final Path dir, final MultiProcessPlan plan, final Path logCopies) throws Exception
+    {
+        Files.createDirectories(dir);
+        return new LoopbackCluster(dir, plan, logCopies);
+    }
+
+    /**
+     * Start the three host JVMs and wait until the client sees all three registered in ZooKeeper.
+     *
+     * @param out progress.
+     * @throws IllegalStateException when a host exits, or they do not all register within the start timeout (a
+     *                               host's log tail in the message). The caller closes the cluster.
+     */
+    void start(final PrintWriter out) throws IOException
+    {
+        out.println("tidemark-bench: ZooKeeper at " + zooKeeper.getConnectString() + "; starting " + HOSTS +
+            " host JVMs on " + endpoints);
+        out.flush();
+        for (int id = 0; id < HOSTS; id++)
+        {
+            hosts[id] = HostProcess.launch(id, plan.hostClasspath(), writeConfig(id),
+                dir.resolve("host-" + id + ".log"));
+        }
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(plan.startTimeoutMs());
+        client = connectClient(deadline);
+        awaitRegistered(deadline);
+    }
+
+    private static int freeUdpPort() throws IOException
+    {
+        try (DatagramSocket socket = new DatagramSocket(0))
+        {
+            return socket.getLocalPort();
+        }
+    }
+
+    private Properties zooKeeperProperties()
+    {
+        final Properties p = new Properties();
+        p.setProperty("cluster.id", CLUSTER_ID);
+        p.setProperty("zookeeper.connect", zooKeeper.getConnectString());
+        p.setProperty("zookeeper.root", ROOT);
+        p.setProperty("zookeeper.user", USER);
+        p.setProperty("zookeeper.password", password);
+        return p;
+    }
+
+    private Path writeConfig(final int id) throws IOException
+    {
+        final Properties p = zooKeeperProperties();
+        p.setProperty("host.id", Integer.toString(id));
+        p.setProperty("host.dir", dir.resolve("host-" + id).toString());
+        p.setProperty("cluster.hosts", clusterHosts());
+        p.setProperty("min.insync.replicas", Integer.toString(plan.minInsync()));
+        plan.hostProperties().forEach(p::setProperty);
+        final Path file = dir.resolve("host-" + id + ".properties");
+        try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8))
+        {
+            p.store(writer, "tidemark-bench multiprocess: host " + id);
+        }
+        return file;
+    }
+
+    private String clusterHosts()
+    {
+        final StringBuilder list = new StringBuilder();
+        for (int id = 0; id < HOSTS; id++)
+        {
+            list.append(id == 0 ? "" : ",").append(id).append('@').append(endpoints.get(id));
+        }
+        return list.toString();
+    }
+
+    /** The first host to start claims the cluster's root in ZooKeeper; until then a client is refused. */
+    private TidemarkClient connectClient(final long deadline)
+    {
+        while (true)
+        {
+            checkHostsAlive("start-up");
+            try
+            {
+                return TidemarkClient.connect(ClientConfig.fromProperties(zooKeeperProperties()));
+            }
+            catch (final ConfigException | ZooKeeperStoreException ex)
+            {
+                if (System.nanoTime() - deadline > 0)
+                {
+                    throw new IllegalStateException("the client could not connect within " + plan.startTimeoutMs() +
+                        " ms: " + ex.getMessage(), ex);
+                }
+                LockSupport.parkNanos(POLL_NANOS);
+            }
+        }
+    }
+
+    private void awaitRegistered(final long deadline)
+    {
+        while (client.hosts().size() < HOSTS)
+        {
+            checkHostsAlive("start-up");
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("only hosts " + client.hosts().keySet() + " registered in " +
+                    "ZooKeeper within " + plan.startTimeoutMs() + " ms");
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+    }
+
+    /**
+     * @param phase what the run was doing, for the message.
+     * @throws IllegalStateException when a host's JVM has exited, with the end of its log.
+     */
+    void checkHostsAlive(final String phase)
+    {
+        for (final HostProcess host : hosts)
+        {
+            if (null != host && !host.isAlive())
+            {
+                throw new IllegalStateException(host + " exited during " + phase + "; the end of its log " +
+                    host.log() + ":\n" + host.tail(25));
+            }
+        }
+    }
+
+    /** @return the client every phase produces through. */
+    TidemarkClient client()
+    {
+        return client;
+    }
+
+    /** @return the ZooKeeper server's connect string. */
+    String zooKeeperConnect()
+    {
+        return zooKeeper.getConnectString();
+    }
+
+    /** @return each host's {@code address:port}, by host id. */
+    List<String> endpoints()
+    {
+        return List.copyOf(endpoints);
+    }
+
+    /** @return the command line of host 0's JVM (the others differ only in the configuration file). */
+    List<String> hostCommand()
+    {
+        return null == hosts[0] ? List.of() : hosts[0].command();
+    }
+
+    /**
+     * Wait until every partition of a topic has a leader and all {@link #HOSTS} replicas in its ISR.
+     *
+     * @return whether that happened within {@code timeoutMs}.
+     */
+    boolean awaitFullIsr(final String topic, final long timeoutMs)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        while (!fullIsr(topic))
+        {
+            checkHostsAlive("waiting for the ISR");
+            if (System.nanoTime() - deadline > 0)
+            {
+                return false;
+            }
+            LockSupport.parkNanos(POLL_NANOS);
+        }
+        return true;
+    }
+
+    private boolean fullIsr(final String topic)
+    {
+        final List<PartitionState> states = client.partitions(topic);
+        if (states.size() < plan.partitions())
+        {
+            return false;
+        }
+        for (final PartitionState state : states)
+        {
+            if (state.leader() == PartitionState.NO_LEADER || state.isr().length < HOSTS)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * @return how each host's JVM ended, by host id (null for one never started); empty before {@link #close()}.
+     */
+    synchronized List<HostProcess.Stop> stops()
+    {
+        return closed ? Arrays.asList(stops.clone()) : List.of();
+    }
+
+    /** @return what each host's log says went wrong, by host id (null for one never started). */
+    List<HostProcess.LogSummary> logSummaries()
+    {
+        final List<HostProcess.LogSummary> summaries = new ArrayList<>();
+        for (final HostProcess host : hosts)
+        {
+            summaries.add(null == host ? null : host.scanLog());
+        }
+        return summaries;
+    }
+
+    /**
+     * Stop everything: the client, the hosts (SIGTERM to all three, each waited for up to the stop timeout, then
+     * SIGKILL), ZooKeeper; copy the host logs to the report directory; delete the run's directory unless it is to be
+     * kept. Idempotent.
+     */
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        if (null != client)
+        {
+            client.close();
+        }
+        for (final HostProcess host : hosts)
+        {
+            if (null != host)
+            {
+                host.requestStop(); // all three at once: each stops while the others do
+            }
+        }
+        for (int id = 0; id < HOSTS; id++)
+        {
+            if (null != hosts[id])
+            {
+                stops[id] = hosts[id].stop(plan.stopTimeoutMs());
+                if (stops[id].forced())
+                {
+                    removeEmbeddedMediaDriver(hosts[id]);
+                }
+            }
+        }
+        closeZooKeeper();
+        copyLogs();
+        if (!plan.keepData())
+        {
+            deleteQuietly(dir);
+        }
+        if (!inShutdownHook)
+        {
+            try
+            {
+                Runtime.getRuntime().removeShutdownHook(shutdownHook);
+            }
+            catch (final IllegalStateException ex)
+            {
+                // the JVM is shutting down: the hook runs and finds this closed
+            }
+        }
+    }
+
+    /**
+     * A host killed by SIGKILL leaves its embedded media driver's directory behind; TidemarkHost names it
+     * {@code tidemark-aeron-<cluster>-host-<id>-<pid>} under /dev/shm (or java.io.tmpdir).
+     */
+    private static void removeEmbeddedMediaDriver(final HostProcess host)
+    {
+        final String name = "tidemark-aeron-" + CLUSTER_ID + "-host-" + host.hostId() + "-" + host.pid();
+        deleteQuietly(Path.of("/dev/shm", name));
+        deleteQuietly(Path.of(System.getProperty("java.io.tmpdir"), name));
+    }
+
+    private void closeZooKeeper()
+    {
+        try
+        {
+            zooKeeper.close();
+        }
+        catch (final IOException ex)
+        {
+            System.err.println("tidemark-bench: closing ZooKeeper: " + ex);
+        }
+    }
+
+    private void copyLogs()
+    {
+        try
+        {
+            Files.createDirectories(logCopies);
+            for (final HostProcess host : hosts)
+            {
+                if (null != host && Files.exists(host.log()))
+                {
+                    copyCapped(host.log(), logCopies.resolve(host.log().getFileName()));
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            System.err.println("tidemark-bench: could not copy the host logs to " + logCopies + ": " + ex);
+        }
+    }
+
+    /** Copy a log; one larger than {@link #LOG_COPY_MAX_BYTES} keeps its first and last halves of that. */
+    static void copyCapped(final Path from, final Path to) throws IOException
+    {
+        final long size = Files.size(from);
+        if (size <= LOG_COPY_MAX_BYTES)
+        {
+            Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
+            return;
+        }
+        final byte[] all = Files.readAllBytes(from);
+        final int half = (int)(LOG_COPY_MAX_BYTES / 2);
+        try (OutputStream out = Files.newOutputStream(to))
+        {
+            out.write(all, 0, half);
+            out.write(("\n[... " + (all.length - 2L * half) + " bytes left out by tidemark-bench ...]\n")
+                .getBytes(StandardCharsets.UTF_8));
+            out.write(all, all.length - half, half);
+        }
+    }
+
+    private static void deleteQuietly(final Path path)
+    {
+        try
+        {
+            TempDirs.deleteRecursively(path);
+        }
+        catch (final UncheckedIOException ex)
+        {
+            System.err.println("tidemark-bench: " + ex.getMessage());
+        }
+    }
+}

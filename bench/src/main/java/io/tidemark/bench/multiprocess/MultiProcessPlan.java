@@ -1,0 +1,176 @@
+package io.tidemark.bench.multiprocess;
+
+import io.tidemark.replication.Acks;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * What a multiprocess run does, in one place: the acks modes swept, the timing of each phase, the record and
+ * producer settings, the cluster's settings and where its files go. {@link #validate()} fails fast naming the
+ * option. Immutable.
+ *
+ * @param acks             acks modes, in the order run ({@link Acks#ALL} is -1).
+ * @param jitWarmupMs      unreported saturated run (acks=1) before the sweep; 0 to skip.
+ * @param warmupMs         unreported start of every phase.
+ * @param throughputMs     measurement window of each saturated-throughput phase.
+ * @param latencyMs        measurement window of each fixed-rate latency phase.
+ * @param rate             records/s of the latency phases.
+ * @param recordSize       value bytes per record.
+ * @param partitions       partitions of the topic (RF is always {@link LoopbackCluster#HOSTS}).
+ * @param producerThreads  threads sending in the throughput phases (one producer shared by them).
+ * @param minInsync        {@code min.insync.replicas} of every host.
+ * @param batchSize        producer {@code batch.size}.
+ * @param lingerMs         producer {@code linger.ms} of the throughput phases.
+ * @param latencyLingerMs  producer {@code linger.ms} of the latency phases.
+ * @param bufferMemory     producer {@code buffer.memory}.
+ * @param runs             rounds of the sweep (round 1 of every acks mode, then round 2, ...).
+ * @param hostProperties   further replication keys written into every host's configuration.
+ * @param workDir          where the run's directory (ZooKeeper data, configurations, host logs, replica logs) goes.
+ * @param keepData         keep the run's directory at the end.
+ * @param hostClasspath    class path of the host JVMs (this JVM's, normally the bench's shaded jar).
+ * @param startTimeoutMs   longest wait for the hosts to register, and for the topic.
+ * @param stopTimeoutMs    longest wait for a host to exit after SIGTERM before it is killed.
+ * @param settleTimeoutMs  longest wait before a phase for the ISR to be full again.
+ */
+public record MultiProcessPlan(
+    List<Integer> acks,
+    long jitWarmupMs,
+    long warmupMs,
+    long throughputMs,
+    long latencyMs,
+    long rate,
+    int recordSize,
+    int partitions,
+    int producerThreads,
+    int minInsync,
+    int batchSize,
+    long lingerMs,
+    long latencyLingerMs,
+    long bufferMemory,
+    int runs,
+    Map<String, String> hostProperties,
+    Path workDir,
+    boolean keepData,
+    String hostClasspath,
+    long startTimeoutMs,
+    long stopTimeoutMs,
+    long settleTimeoutMs)
+{
+    /** Smallest record: its first bytes carry the record's id, which the read-back checks. */
+    public static final int MIN_RECORD_SIZE = RecordValues.ID_LENGTH;
+
+    private static final int MAX_PHASES = 1 << 16; // each phase tags its records with its number (RecordValues)
+
+    /**
+     * @param text {@code all}, {@code -1}, or a number of replicas.
+     * @return the acks value.
+     * @throws IllegalArgumentException for anything else.
+     */
+    public static int parseAcks(final String text)
+    {
+        final String t = text.trim();
+        if ("all".equalsIgnoreCase(t) || "-1".equals(t))
+        {
+            return Acks.ALL;
+        }
+        try
+        {
+            return Integer.parseInt(t);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("--acks: '" + text + "' is not 0, 1, 2, 3 or all");
+        }
+    }
+
+    /**
+     * @return this, checked.
+     * @throws IllegalArgumentException naming the first bad option.
+     */
+    public MultiProcessPlan validate()
+    {
+        if (acks.isEmpty())
+        {
+            throw new IllegalArgumentException("--acks: at least one mode");
+        }
+        if (acks.stream().distinct().count() != acks.size())
+        {
+            throw new IllegalArgumentException("--acks: a mode is listed twice: " + acks);
+        }
+        if ((long)runs * acks.size() * 2 + 2 > MAX_PHASES)
+        {
+            throw new IllegalArgumentException("--runs: at most " + MAX_PHASES + " phases in one run");
+        }
+        for (final int a : acks)
+        {
+            if (a < Acks.ALL || a > LoopbackCluster.HOSTS)
+            {
+                throw new IllegalArgumentException("--acks: " + a + " is not all, 0, 1 .. " + LoopbackCluster.HOSTS);
+            }
+        }
+        positive("--duration", throughputMs);
+        positive("--latency-duration", latencyMs);
+        positive("--rate", rate);
+        positive("--partitions", partitions);
+        positive("--producers", producerThreads);
+        positive("--runs", runs);
+        positive("--start-timeout", startTimeoutMs);
+        positive("--stop-timeout", stopTimeoutMs);
+        notNegative("--settle-timeout", settleTimeoutMs);
+        notNegative("--jit-warmup", jitWarmupMs);
+        notNegative("--warmup", warmupMs);
+        notNegative("--linger-ms", lingerMs);
+        notNegative("--latency-linger-ms", latencyLingerMs);
+        if (recordSize < MIN_RECORD_SIZE)
+        {
+            throw new IllegalArgumentException("--size: at least " + MIN_RECORD_SIZE + " bytes (the record id)");
+        }
+        if (minInsync < 1 || minInsync > LoopbackCluster.HOSTS)
+        {
+            throw new IllegalArgumentException("--min-insync: 1 to " + LoopbackCluster.HOSTS + ", not " + minInsync);
+        }
+        if (producerThreads > RecordValues.MAX_THREADS)
+        {
+            throw new IllegalArgumentException("--producers: at most " + RecordValues.MAX_THREADS);
+        }
+        if (rate * (warmupMs + latencyMs) / 1_000 >= Integer.MAX_VALUE / 2)
+        {
+            throw new IllegalArgumentException("--rate: too many records for one latency phase");
+        }
+        if (hostProperties.containsKey("min.insync.replicas"))
+        {
+            throw new IllegalArgumentException("--host-property: set min.insync.replicas with --min-insync");
+        }
+        return this;
+    }
+
+    /** @return records one latency phase schedules: warm-up and window at {@link #rate()}. */
+    public int latencyRecords()
+    {
+        return (int)(rate * (warmupMs + latencyMs) / 1_000);
+    }
+
+    /** @return seconds of sending the sweep plans (warm-ups and windows; not start-up, drains and read-backs). */
+    public double plannedSeconds()
+    {
+        return (jitWarmupMs + (double)runs * acks.size() * (2 * warmupMs + throughputMs + latencyMs)) / 1_000.0;
+    }
+
+    private static void positive(final String option, final long value)
+    {
+        if (value <= 0)
+        {
+            throw new IllegalArgumentException(option + ": must be positive, not " + value);
+        }
+    }
+
+    private static void notNegative(final String option, final long value)
+    {
+        if (value < 0)
+        {
+            throw new IllegalArgumentException(option + ": must not be negative, not " + value);
+        }
+    }
+}

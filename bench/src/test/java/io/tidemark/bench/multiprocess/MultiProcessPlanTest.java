@@ -1,0 +1,95 @@
+package io.tidemark.bench.multiprocess;
+
+import io.tidemark.replication.Acks;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.LocalDate;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class MultiProcessPlanTest
+{
+    @TempDir
+    Path tmp;
+
+    private static MultiProcessPlan plan(final List<Integer> acks, final int size, final int minInsync,
+        final Map<String, String> hostProperties)
+    {
+        return new MultiProcessPlan(acks, 5_000, 2_000, 10_000, 10_000, 10_000, size, 1, 1, minInsync, 16_384, 5, 0,
+            33_554_432L, 1, hostProperties, Path.of("/tmp"), false, "cp", 90_000, 30_000, 60_000);
+    }
+
+    @Test
+    void acksAreParsedAsTheReferenceWritesThem()
+    {
+        assertEquals(Acks.ALL, MultiProcessPlan.parseAcks("all"));
+        assertEquals(Acks.ALL, MultiProcessPlan.parseAcks("-1"));
+        assertEquals(0, MultiProcessPlan.parseAcks("0"));
+        assertEquals(2, MultiProcessPlan.parseAcks(" 2 "));
+        assertThrows(IllegalArgumentException.class, () -> MultiProcessPlan.parseAcks("most"));
+    }
+
+    @Test
+    void validationNamesTheOption()
+    {
+        plan(List.of(0, 1, 2, Acks.ALL), 100, 2, Map.of()).validate();
+        assertMessage("--acks", () -> plan(List.of(4), 100, 2, Map.of()).validate());
+        assertMessage("--acks", () -> plan(List.of(1, 1), 100, 2, Map.of()).validate());
+        assertMessage("--size", () -> plan(List.of(1), 7, 2, Map.of()).validate());
+        assertMessage("--min-insync", () -> plan(List.of(1), 100, 0, Map.of()).validate());
+        assertMessage("--host-property", () -> plan(List.of(1), 100, 2,
+            Map.of("min.insync.replicas", "1")).validate());
+    }
+
+    private static void assertMessage(final String option, final Runnable call)
+    {
+        final IllegalArgumentException ex = assertThrows(IllegalArgumentException.class, call::run);
+        assertTrue(ex.getMessage().startsWith(option), ex.getMessage());
+    }
+
+    @Test
+    void latencyPhaseSchedulesWarmupAndWindowAtTheRate()
+    {
+        assertEquals(120_000, plan(List.of(1), 100, 2, Map.of()).latencyRecords());
+        assertEquals(5 + 4 * 24.0, plan(List.of(0, 1, 2, Acks.ALL), 100, 2, Map.of()).plannedSeconds(), 1e-9);
+    }
+
+    @Test
+    void recordIdsKeepTagThreadAndSequenceApart()
+    {
+        final long id = RecordValues.id(65_535, 255, (1L << 40) - 1);
+        assertEquals(65_535, RecordValues.tag(id));
+        assertEquals((1L << 40) - 1, RecordValues.sequence(id));
+        assertEquals(7, RecordValues.tag(RecordValues.id(7, 3, 42)));
+        assertEquals(42, RecordValues.sequence(RecordValues.id(7, 3, 42)));
+        assertEquals('a' + 8 % 26, RecordValues.filled(100).getByte(8));
+    }
+
+    @Test
+    void kafkaRatiosAreAgainstTheIssuesFigures()
+    {
+        assertEquals("1.00x", KafkaReference.throughputRatio(170_000));
+        assertEquals("0.50x", KafkaReference.throughputRatio(85_000));
+        assertEquals("0.25x", KafkaReference.latencyRatio(3.0, 10_000));
+        assertEquals("-", KafkaReference.throughputRatio(Double.NaN));
+        assertTrue(KafkaReference.latencyRatio(3.0, 20_000).startsWith("not comparable"));
+    }
+
+    @Test
+    void runDirectoriesAreNamedByDateKindAndCommitAndNeverReused() throws Exception
+    {
+        final LocalDate date = LocalDate.of(2026, 11, 29);
+        final Path first = ResultsDirectory.create(tmp, date, "abc1234");
+        assertEquals("2026-11-29_multiprocess-abc1234", first.getFileName().toString());
+        Files.writeString(first.resolve("summary.md"), "x");
+        assertEquals("2026-11-29_multiprocess-abc1234-2",
+            ResultsDirectory.create(tmp, date, "abc1234").getFileName().toString());
+    }
+}
