@@ -47,6 +47,9 @@ final class ControllerRole implements Runnable, AutoCloseable
     private ZooKeeperControllerStore store;
     private long nextElectionCheckMs;
     private long nextAdminCheckMs;
+    private final java.util.Map<String, Long> firstSeenMs = new java.util.HashMap<>();
+    /** How long a topic request waits for hosts registered in ZooKeeper to register with the controller too. */
+    private static final long HOSTS_READY_WAIT_MS = 10_000;
 
     /**
      * @param ctx replication configuration whose host liveness is {@code liveness}.
@@ -148,7 +151,7 @@ final class ControllerRole implements Runnable, AutoCloseable
             if (now >= nextAdminCheckMs)
             {
                 nextAdminCheckMs = now + 50;
-                work += createRequestedTopics(current);
+                work += createRequestedTopics(current, now);
             }
         }
         return work;
@@ -191,7 +194,7 @@ final class ControllerRole implements Runnable, AutoCloseable
     }
 
     /** Carry out the topic creation requests waiting under {@code <root>/admin/create-topic}. */
-    private int createRequestedTopics(final Controller current)
+    private int createRequestedTopics(final Controller current, final long now)
     {
         final String dir = root + "/" + CREATE_TOPIC;
         final List<String> topics;
@@ -229,9 +232,20 @@ final class ControllerRole implements Runnable, AutoCloseable
                     final int partitions = Integer.parseInt(parts[0]);
                     final int factor = Integer.parseInt(parts[1]);
                     final int[] hosts = registeredHosts();
-                    current.createTopic(topic, partitions, factor, hosts);
+                    final int[] ready = java.util.Arrays.stream(hosts).filter(current::hostRegistered).toArray();
+                    if (factor <= hosts.length && ready.length < hosts.length &&
+                        now < firstSeenMs.computeIfAbsent(topic, (t) -> now) + HOSTS_READY_WAIT_MS)
+                    {
+                        continue; // hosts in ZooKeeper not yet registered with this controller: wait for them
+                    }
+                    firstSeenMs.remove(topic);
+                    // Over the hosts the controller has heard from (all of them, unless some never came within the
+                    // wait): a replica on a host that is still starting would be given leadership and lose it at
+                    // once when its grace session runs out.
+                    current.createTopic(topic, partitions, factor, ready.length >= factor ? ready : hosts);
                     logger.log(System.Logger.Level.INFO, "created topic " + topic + " (" + partitions +
-                        " partitions, replication factor " + factor + ") over hosts " + java.util.Arrays.toString(hosts));
+                        " partitions, replication factor " + factor + ") over hosts " +
+                        java.util.Arrays.toString(ready.length >= factor ? ready : hosts));
                     client.delete().forPath(path);
                 }
                 catch (final IllegalArgumentException | ArrayIndexOutOfBoundsException ex)

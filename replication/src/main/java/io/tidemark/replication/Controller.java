@@ -531,6 +531,16 @@ public final class Controller implements Agent
         return isAlive(host);
     }
 
+    /**
+     * @return whether {@code host} has registered with this controller, or been heard from by heartbeat, and is
+     *         alive: not merely given a grace session because partition state or a new topic names it.
+     */
+    public synchronized boolean hostRegistered(final int host)
+    {
+        final Session session = sessions.get(host);
+        return null != session && session.alive && !session.neverRegistered && session.incarnation >= 0;
+    }
+
     private int[] liveMembers(final int[] hosts)
     {
         return Arrays.stream(hosts).filter(this::isAlive).toArray();
