@@ -1,11 +1,8 @@
 package io.tidemark.cli;
 
-import io.tidemark.client.Producer;
+import io.tidemark.client.ClusterConnection;
 import io.tidemark.client.ProducerContext;
-import io.tidemark.client.ProducerException;
-import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.ReplicationCluster;
-import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.BatchClaim;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
@@ -29,10 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.TreeMap;
 import java.util.concurrent.Callable;
-import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 
 /** {@code tidemark produce}: records from stdin (one per line) into a local log or a replicated topic. */
 @Command(
@@ -234,69 +228,11 @@ final class ProduceCommand implements Callable<Integer>
                 throw new ParameterException(spec.commandLine(), "topic " + topic + " has " + partitionCount +
                     " partition(s): no partition " + target.partition);
             }
-            final AtomicLong sent = new AtomicLong();
-            final AtomicLong acknowledged = new AtomicLong();
-            final AtomicLong failed = new AtomicLong();
-            final AtomicReference<ProducerException> firstError = new AtomicReference<>();
-            final Map<Integer, long[]> offsets = new TreeMap<>();
-            try (Producer producer = new Producer(cluster, producerContext))
-            {
-                final ProducerRecord record = new ProducerRecord();
-                String line;
-                while (null != (line = in.readLine()))
-                {
-                    final String[] keyValue = Lines.split(line, keySeparator);
-                    record.clear().topic(topic).value(keyValue[1]);
-                    if (null != keyValue[0])
-                    {
-                        record.key(keyValue[0]);
-                    }
-                    if (null != target.partition)
-                    {
-                        record.partition(target.partition);
-                    }
-                    producer.sendAsync(record, (TopicPartition tp, long offset, ProducerException error) ->
-                    {
-                        if (null != error)
-                        {
-                            failed.incrementAndGet();
-                            firstError.compareAndSet(null, error);
-                            return;
-                        }
-                        acknowledged.incrementAndGet();
-                        synchronized (offsets)
-                        {
-                            final long[] range = offsets.computeIfAbsent(tp.partition(), (p) -> new long[] {-1, -1});
-                            if (offset >= 0)
-                            {
-                                range[0] = range[0] < 0 ? offset : Math.min(range[0], offset);
-                                range[1] = Math.max(range[1], offset);
-                            }
-                        }
-                    });
-                    sent.incrementAndGet();
-                }
-                producer.flush();
-            }
-            final StringBuilder summary = new StringBuilder("produced " + acknowledged.get() + " of " + sent.get() +
-                " record(s) to topic " + topic + " (acks=" + acks + ")");
-            synchronized (offsets)
-            {
-                for (final Map.Entry<Integer, long[]> e : offsets.entrySet())
-                {
-                    summary.append(", partition ").append(e.getKey()).append(e.getValue()[0] < 0 ? " (unacknowledged)" :
-                        " offsets " + e.getValue()[0] + ".." + e.getValue()[1]);
-                }
-            }
-            out.println(summary);
+            final LineSender sender = new LineSender();
+            sender.send(ClusterConnection.of(cluster), producerContext, topic, target.partition, keySeparator, in);
+            out.println(sender.summary(topic, "acks=" + acks));
             out.flush();
-            if (failed.get() > 0)
-            {
-                final ProducerException error = firstError.get();
-                throw new CliException(ExitCodes.UNAVAILABLE, failed.get() + " record(s) failed; the first: " +
-                    error.getMessage() + (error.outcomeUnknown() ? " (outcome unknown: it may be in the log)" : ""),
-                    error);
-            }
+            sender.checkNoneFailed();
         }
         return ExitCodes.OK;
     }
