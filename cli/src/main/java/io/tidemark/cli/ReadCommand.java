@@ -27,7 +27,8 @@ import java.util.concurrent.TimeUnit;
     mixinStandardHelpOptions = true,
     description = {
         "Print the committed records (up to the high watermark) of a topic partition of a cluster of host " +
-            "processes (`tidemark host`), read from its leader from an offset (default 0), in the formats of " +
+            "processes (`tidemark host`), read from its leader from an offset (default 0, or a consumer group's " +
+            "committed offset), in the formats of " +
             "`tail`. A leader change is followed: reading goes on at the new leader from the same offset.",
         "Without --follow it stops at the high watermark; with --follow it stops after --max-records, after " +
             "--idle-timeout-ms without a new record, or on Ctrl-C.",
@@ -49,9 +50,14 @@ final class ReadCommand implements Callable<Integer>
     @Option(names = "--partition", paramLabel = "P", required = true, description = "Partition.")
     int partition;
 
-    @Option(names = {"--from", "--from-offset"}, paramLabel = "OFFSET", defaultValue = "0",
-        description = "From this offset (default: ${DEFAULT-VALUE}).")
-    long from;
+    @Option(names = {"--from", "--from-offset"}, paramLabel = "OFFSET",
+        description = "First offset to read (default: the group's committed offset with --group, else 0).")
+    Long from;
+
+    @Option(names = "--group", paramLabel = "GROUP",
+        description = "A consumer group: start at its committed offset (0 when it has none) unless --from is " +
+            "given, and commit the position reached when reading stops (kept in ZooKeeper).")
+    String group;
 
     @Option(names = {"-f", "--follow"}, description = "Keep waiting for new records.")
     boolean follow;
@@ -90,7 +96,7 @@ final class ReadCommand implements Callable<Integer>
     @Override
     public Integer call()
     {
-        if (partition < 0 || from < 0 || timeoutMs < 1 ||
+        if (partition < 0 || null != from && from < 0 || timeoutMs < 1 ||
             null != maxRecords && maxRecords < 0 || null != idleTimeoutMs && idleTimeoutMs < 0)
         {
             throw new ParameterException(spec.commandLine(), "--partition, --from, --max-records and " +
@@ -147,49 +153,68 @@ final class ReadCommand implements Callable<Integer>
             throw new ParameterException(spec.commandLine(), "topic " + topic + " has " + partitions.size() +
                 " partition(s): no partition " + partition);
         }
+        final long committed = null == group ? -1 : connection.committedOffset(group, topic, partition);
+        final long start = null != from ? from : Math.max(0, committed);
         try (RemoteReader reader = connection.openReader(topic, partition))
         {
-            reader.seek(from);
-            final IdleStrategy idle = new BackoffIdleStrategy(10, 10, 1_000, 10_000_000);
-            long lastRecordNs = System.nanoTime();
-            long lastProgressNs = lastRecordNs;
-            long lastHighWatermark = -1;
-            while (!stopRequested && (null == maxRecords || printed < maxRecords))
+            reader.seek(start);
+            try
             {
-                final int budget = null == maxRecords ? 1000 : (int)Math.min(1000, maxRecords - printed);
-                final int delivered = reader.poll(printer, budget);
-                final long highWatermark = reader.highWatermark();
-                final long now = System.nanoTime();
-                if (lastHighWatermark < 0 && highWatermark >= 0 && from > highWatermark)
-                {
-                    throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "offset " + from +
-                        " is beyond the high watermark " + highWatermark + " of " + topic + "-" + partition);
-                }
-                if (delivered > 0 || highWatermark != lastHighWatermark)
-                {
-                    lastProgressNs = now;
-                    lastHighWatermark = highWatermark;
-                }
-                if (delivered > 0)
-                {
-                    lastRecordNs = now;
-                    out.flush();
-                }
-                else if (!follow && highWatermark >= 0 && reader.position() >= highWatermark)
-                {
-                    break; // caught up
-                }
-                else if (!follow && now - lastProgressNs >= TimeUnit.MILLISECONDS.toNanos(timeoutMs))
-                {
-                    throw unavailable(connection, reader, highWatermark);
-                }
-                else if (follow && null != idleTimeoutMs &&
-                    now - lastRecordNs >= TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs))
-                {
-                    break;
-                }
-                idle.idle(delivered);
+                readFrom(connection, reader, start);
             }
+            finally
+            {
+                if (null != group && reader.position() != committed)
+                {
+                    connection.commitOffset(group, topic, partition, reader.position());
+                    spec.commandLine().getErr().println("committed offset " + reader.position() + " of group " +
+                        group + " for " + topic + "-" + partition);
+                }
+            }
+        }
+    }
+
+    private void readFrom(final TidemarkClient connection, final RemoteReader reader, final long start)
+    {
+        final IdleStrategy idle = new BackoffIdleStrategy(10, 10, 1_000, 10_000_000);
+        long lastRecordNs = System.nanoTime();
+        long lastProgressNs = lastRecordNs;
+        long lastHighWatermark = -1;
+        while (!stopRequested && (null == maxRecords || printed < maxRecords))
+        {
+            final int budget = null == maxRecords ? 1000 : (int)Math.min(1000, maxRecords - printed);
+            final int delivered = reader.poll(printer, budget);
+            final long highWatermark = reader.highWatermark();
+            final long now = System.nanoTime();
+            if (lastHighWatermark < 0 && highWatermark >= 0 && start > highWatermark)
+            {
+                throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "offset " + start +
+                    " is beyond the high watermark " + highWatermark + " of " + topic + "-" + partition);
+            }
+            if (delivered > 0 || highWatermark != lastHighWatermark)
+            {
+                lastProgressNs = now;
+                lastHighWatermark = highWatermark;
+            }
+            if (delivered > 0)
+            {
+                lastRecordNs = now;
+                out.flush();
+            }
+            else if (!follow && highWatermark >= 0 && reader.position() >= highWatermark)
+            {
+                break; // caught up
+            }
+            else if (!follow && now - lastProgressNs >= TimeUnit.MILLISECONDS.toNanos(timeoutMs))
+            {
+                throw unavailable(connection, reader, highWatermark);
+            }
+            else if (follow && null != idleTimeoutMs &&
+                now - lastRecordNs >= TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs))
+            {
+                break;
+            }
+            idle.idle(delivered);
         }
     }
 

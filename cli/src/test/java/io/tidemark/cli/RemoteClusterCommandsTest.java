@@ -184,6 +184,18 @@ class RemoteClusterCommandsTest
         assertTrue(fullLines[0].matches("1\t20[0-9-]+T[0-9:.]+Z\torder-\\d+\t(BUY|SELL) \\d+"), fullLines[0]);
         assertTrue(fullLines[1].startsWith("2\t"), fullLines[1]);
 
+        // A consumer group: the first read stops after 2 records and commits offset 2; the next starts there.
+        final Cli.Result groupFirst = run("read", "--config", config, "--topic", TOPIC, "--partition", "0",
+            "--group", "audit", "--max", "2", "--format", "value");
+        assertEquals(ExitCodes.OK, groupFirst.exitCode(), groupFirst.toString());
+        assertEquals(2, groupFirst.out().split("\n").length, groupFirst.out());
+        assertEquals("committed offset 2 of group audit for orders-0\n", groupFirst.err());
+        final Cli.Result groupNext = run("read", "--config", config, "--topic", TOPIC, "--partition", "0",
+            "--group", "audit", "--max", "1");
+        assertEquals(ExitCodes.OK, groupNext.exitCode(), groupNext.toString());
+        assertTrue(groupNext.out().startsWith("2\t"), groupNext.out());
+        assertEquals("committed offset 3 of group audit for orders-0\n", groupNext.err());
+
         // To one partition, acks=1, not idempotent; then --follow stops when idle.
         final Cli.Result one = runWithStdin("late\n", "send", "--config", config, "--topic", TOPIC,
             "--partition", "1", "--acks", "1", "--idempotent", "false");

@@ -51,7 +51,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * epoch, ISR) and the hosts' endpoints and incarnations from ZooKeeper, sends produce and read requests to the
  * leaders over Aeron UDP, and hears the answers on an endpoint of its own. It is the {@link ClusterConnection} of a
  * {@link io.tidemark.client.Producer}, so sync, async, one-way and idempotent producing work across processes as
- * in one JVM; {@link #openReader} reads committed records; {@link #createTopic} asks the controller for a topic.
+ * in one JVM; {@link #openReader} reads committed records, and {@link #commitOffset} / {@link #committedOffset} keep a
+ * consumer group's position in ZooKeeper; {@link #createTopic} asks the controller for a topic.
  * <pre>{@code
  * try (TidemarkClient client = TidemarkClient.connect(ClientConfig.load(Path.of("client.properties")));
  *      Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL).idempotent(true)))
@@ -592,6 +593,84 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             }
         }
         throw new IllegalArgumentException("unknown partition " + topic + "-" + partition);
+    }
+
+    /** Child of the root holding consumer groups' committed offsets: {@code <group>/<topic>-<partition>}. */
+    static final String CONSUMER_OFFSETS = "consumer-offsets";
+
+    /**
+     * Commit a consumer group's position in a partition: the next offset the group will read. Stored durably in
+     * ZooKeeper under {@code <root>/consumer-offsets/<group>/<topic>-<partition>} (protected by the cluster's
+     * digest ACL); the last commit wins.
+     *
+     * @throws IllegalArgumentException for a group name outside 1 to 200 of A-Z a-z 0-9 . _ -, or a negative offset.
+     * @throws ZooKeeperStoreException  when ZooKeeper cannot be written.
+     */
+    public void commitOffset(final String group, final String topic, final int partition, final long offset)
+    {
+        final String path = offsetPath(group, topic, partition);
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("offset must not be negative: " + offset);
+        }
+        final byte[] data = Long.toString(offset).getBytes(StandardCharsets.UTF_8);
+        try
+        {
+            try
+            {
+                zk.setData().forPath(path, data);
+            }
+            catch (final KeeperException.NoNodeException ex)
+            {
+                try
+                {
+                    zk.create().creatingParentsIfNeeded().forPath(path, data);
+                }
+                catch (final KeeperException.NodeExistsException raced)
+                {
+                    zk.setData().forPath(path, data);
+                }
+            }
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot commit offset " + offset + " of group " + group + " at " +
+                path, ex);
+        }
+    }
+
+    /**
+     * @return the consumer group's committed position in the partition, or -1 when it has committed none.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be read, or the stored value is not an offset.
+     */
+    public long committedOffset(final String group, final String topic, final int partition)
+    {
+        final String path = offsetPath(group, topic, partition);
+        try
+        {
+            return Long.parseLong(new String(zk.getData().forPath(path), StandardCharsets.UTF_8).trim());
+        }
+        catch (final KeeperException.NoNodeException ex)
+        {
+            return -1;
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ZooKeeperStoreException("not an offset at " + path, ex);
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot read the committed offset at " + path, ex);
+        }
+    }
+
+    private String offsetPath(final String group, final String topic, final int partition)
+    {
+        if (null == group || !group.matches("[A-Za-z0-9._-]{1,200}"))
+        {
+            throw new IllegalArgumentException("group names are 1 to 200 of A-Z a-z 0-9 . _ -: '" + group + "'");
+        }
+        return root + "/" + CONSUMER_OFFSETS + "/" + group + "/" + new TopicPartition(topic, partition).logName();
     }
 
     /** @return the partition state last seen in ZooKeeper, or null. */

@@ -1,0 +1,127 @@
+package io.tidemark.host;
+
+import io.tidemark.client.Producer;
+import io.tidemark.client.ProducerContext;
+import io.tidemark.client.ProducerRecord;
+import io.tidemark.replication.Acks;
+import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.CuratorFrameworkFactory;
+import org.apache.curator.retry.RetryOneTime;
+import org.apache.curator.test.InstanceSpec;
+import org.apache.curator.test.TestingServer;
+import org.apache.zookeeper.KeeperException;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.net.DatagramSocket;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Consuming from a host in another process (here: one host embedded in the test JVM, reached only through Aeron and
+ * ZooKeeper): a reader reads the committed records in order, a consumer group's committed position is kept in
+ * ZooKeeper and a new client resumes from it, and the offsets are behind the cluster's digest ACL.
+ */
+class RemoteConsumeTest
+{
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aGroupResumesFromItsCommittedOffsetInAnotherClient() throws Exception
+    {
+        final int port;
+        try (DatagramSocket free = new DatagramSocket(0))
+        {
+            port = free.getLocalPort();
+        }
+        try (TestingServer zooKeeper = new TestingServer(new InstanceSpec(tmp.resolve("zk").toFile(), -1, -1, -1,
+            true, -1, 250, -1), true))
+        {
+            final Properties common = new Properties();
+            common.setProperty("cluster.id", "consume");
+            common.setProperty("zookeeper.connect", zooKeeper.getConnectString());
+            common.setProperty("zookeeper.root", "/tidemark/consume");
+            common.setProperty("zookeeper.user", "tidemark");
+            common.setProperty("zookeeper.password", "pw");
+            common.setProperty("zookeeper.session.timeout.ms", "2000");
+            common.setProperty("zookeeper.connection.timeout.ms", "2000");
+            final Properties hostProperties = new Properties();
+            hostProperties.putAll(common);
+            hostProperties.setProperty("host.id", "0");
+            hostProperties.setProperty("host.dir", tmp.resolve("host-0").toString());
+            hostProperties.setProperty("cluster.hosts", "0@127.0.0.1:" + port);
+            try (TidemarkHost host = TidemarkHost.start(HostConfig.fromProperties(hostProperties)))
+            {
+                assertEquals(0, host.hostId());
+                try (TidemarkClient client = TidemarkClient.connect(ClientConfig.fromProperties(common));
+                    Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL)))
+                {
+                    client.createTopic("events", 1, 1, 30_000);
+                    final ProducerRecord record = new ProducerRecord().topic("events").partition(0);
+                    for (int i = 0; i < 100; i++)
+                    {
+                        assertEquals(i, producer.send(record.value("e-" + i)));
+                    }
+                    assertEquals(-1, client.committedOffset("billing", "events", 0));
+                    final List<String> first = read(client, 0, 60);
+                    assertEquals(60, first.size());
+                    assertEquals("e-0", first.get(0));
+                    assertEquals("e-59", first.get(59));
+                    client.commitOffset("billing", "events", 0, 60);
+                    client.commitOffset("billing", "events", 0, 60); // a second commit of the same position
+                    assertThrows(IllegalArgumentException.class, () -> client.commitOffset("bad group", "events", 0,
+                        1));
+                }
+
+                try (TidemarkClient again = TidemarkClient.connect(ClientConfig.fromProperties(common)))
+                {
+                    final long resume = again.committedOffset("billing", "events", 0);
+                    assertEquals(60, resume);
+                    final List<String> rest = read(again, resume, 100);
+                    assertEquals(40, rest.size());
+                    assertEquals("e-60", rest.get(0));
+                    assertEquals("e-99", rest.get(39));
+                    assertEquals(-1, again.committedOffset("audit", "events", 0), "groups are separate");
+                }
+
+                try (CuratorFramework anonymous = CuratorFrameworkFactory.newClient(zooKeeper.getConnectString(),
+                    new RetryOneTime(100)))
+                {
+                    anonymous.start();
+                    assertThrows(KeeperException.NoAuthException.class, () -> anonymous.getData()
+                        .forPath("/tidemark/consume/" + TidemarkClient.CONSUMER_OFFSETS + "/billing/events-0"));
+                }
+            }
+        }
+    }
+
+    private static List<String> read(final TidemarkClient client, final long from, final int max)
+        throws InterruptedException
+    {
+        final List<String> values = new ArrayList<>();
+        try (RemoteReader reader = client.openReader("events", 0))
+        {
+            reader.seek(from);
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (values.size() < max && System.nanoTime() < deadline)
+            {
+                if (reader.poll((r) -> values.add(r.valueAsString()), max - values.size()) == 0)
+                {
+                    if (reader.highWatermark() >= 0 && reader.position() >= reader.highWatermark())
+                    {
+                        break;
+                    }
+                    Thread.sleep(5);
+                }
+            }
+        }
+        return values;
+    }
+}
