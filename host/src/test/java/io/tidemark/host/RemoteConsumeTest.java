@@ -22,6 +22,7 @@ import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Consuming from a host in another process (here: one host embedded in the test JVM, reached only through Aeron and
@@ -99,6 +100,52 @@ class RemoteConsumeTest
                         .forPath("/tidemark/consume/" + TidemarkClient.CONSUMER_OFFSETS + "/billing/events-0"));
                 }
             }
+        }
+    }
+
+    @Test
+    void aHostRunsOnAnExternalMediaDriverByConfiguration() throws Exception
+    {
+        final int port;
+        try (DatagramSocket free = new DatagramSocket(0))
+        {
+            port = free.getLocalPort();
+        }
+        final Path driverDir = tmp.resolve("external-driver");
+        try (io.aeron.driver.MediaDriver driver = io.aeron.driver.MediaDriver.launch(new io.aeron.driver.MediaDriver
+            .Context().aeronDirectoryName(driverDir.toString()).dirDeleteOnStart(true).dirDeleteOnShutdown(true)
+            .threadingMode(io.aeron.driver.ThreadingMode.SHARED));
+            TestingServer zooKeeper = new TestingServer(new InstanceSpec(tmp.resolve("zk2").toFile(), -1, -1, -1,
+                true, -1, 250, -1), true))
+        {
+            final Properties common = new Properties();
+            common.setProperty("cluster.id", "external");
+            common.setProperty("zookeeper.connect", zooKeeper.getConnectString());
+            common.setProperty("zookeeper.root", "/tidemark/external");
+            common.setProperty("zookeeper.user", "tidemark");
+            common.setProperty("zookeeper.password", "pw");
+            common.setProperty("aeron.dir", driver.aeronDirectoryName());
+            final Properties hostProperties = new Properties();
+            hostProperties.putAll(common);
+            hostProperties.setProperty("host.id", "0");
+            hostProperties.setProperty("host.dir", tmp.resolve("host-ext").toString());
+            hostProperties.setProperty("cluster.hosts", "0@127.0.0.1:" + port);
+            try (TidemarkHost host = TidemarkHost.start(HostConfig.fromProperties(hostProperties));
+                TidemarkClient client = TidemarkClient.connect(ClientConfig.fromProperties(common));
+                Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL)))
+            {
+                assertEquals(0, host.hostId());
+                client.createTopic("events", 1, 1, 30_000);
+                final ProducerRecord record = new ProducerRecord().topic("events").partition(0);
+                for (int i = 0; i < 10; i++)
+                {
+                    assertEquals(i, producer.send(record.value("e-" + i)));
+                }
+                assertEquals(10, read(client, 0, 10).size());
+            }
+            // the host and the client were clients of that driver: it is still running, and nothing of theirs
+            // depends on an embedded driver of their own
+            assertTrue(java.nio.file.Files.isDirectory(driverDir));
         }
     }
 
