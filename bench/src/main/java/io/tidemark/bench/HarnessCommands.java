@@ -91,18 +91,18 @@ final class HarnessCommands
                 "all).")
         List<String> sweeps;
 
-        @Option(names = "--warmup", paramLabel = "TIME", converter = DurationConverter.class,
+        @Option(names = "--warmup", paramLabel = "TIME", converter = Durations.class,
             description = "Warm-up of each scenario run, e.g. 500ms, 2s (quick 500ms, full 2s).")
         Long warmupMs;
 
-        @Option(names = "--duration", paramLabel = "TIME", converter = DurationConverter.class,
+        @Option(names = "--duration", paramLabel = "TIME", converter = Durations.class,
             description = "Measurement window of each scenario run (quick 1.5s, full 8s).")
         Long durationMs;
 
         @Option(names = "--runs", paramLabel = "N", description = "Runs per scenario (quick 1, full 3).")
         Integer runs;
 
-        @Option(names = "--jit-warmup", paramLabel = "TIME", converter = DurationConverter.class,
+        @Option(names = "--jit-warmup", paramLabel = "TIME", converter = Durations.class,
             description = "Unreported closed-loop run first (quick 2s, full 5s; 0 to skip).")
         Long globalWarmupMs;
 
@@ -160,15 +160,15 @@ final class HarnessCommands
             description = "Record sizes of the peer comparison (quick 100, full 100,1024).")
         List<Integer> peerSizes;
 
-        @Option(names = "--peer-warmup", paramLabel = "TIME", converter = DurationConverter.class,
+        @Option(names = "--peer-warmup", paramLabel = "TIME", converter = Durations.class,
             description = "Peer warm-up (quick 1s, full 3s).")
         Long peerWarmupMs;
 
-        @Option(names = "--peer-duration", paramLabel = "TIME", converter = DurationConverter.class,
+        @Option(names = "--peer-duration", paramLabel = "TIME", converter = Durations.class,
             description = "Peer append-throughput phase (quick 1.5s, full 5s).")
         Long peerThroughputMs;
 
-        @Option(names = "--peer-latency-duration", paramLabel = "TIME", converter = DurationConverter.class,
+        @Option(names = "--peer-latency-duration", paramLabel = "TIME", converter = Durations.class,
             description = "Each peer latency phase (quick 1.5s, full 10s).")
         Long peerLatencyMs;
 
@@ -306,11 +306,11 @@ final class HarnessCommands
         @Option(names = "--idle", paramLabel = "spin|backoff", defaultValue = "spin", description = "Default: spin.")
         String idle;
 
-        @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "2s", converter = DurationConverter.class,
+        @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "2s", converter = Durations.class,
             description = "Default: 2s.")
         long warmupMs;
 
-        @Option(names = "--duration", paramLabel = "TIME", defaultValue = "5s", converter = DurationConverter.class,
+        @Option(names = "--duration", paramLabel = "TIME", defaultValue = "5s", converter = Durations.class,
             description = "Default: 5s.")
         long durationMs;
 
@@ -509,35 +509,5 @@ final class HarnessCommands
         }
         return Files.exists(run.jsonFile()) ?
             JmhSummary.parse(Files.readString(run.jsonFile(), java.nio.charset.StandardCharsets.UTF_8)) : List.of();
-    }
-
-    /** Reads durations such as {@code 500ms}, {@code 2s}, {@code 1.5s}, {@code 1m}, or plain milliseconds. */
-    static final class DurationConverter implements CommandLine.ITypeConverter<Long>
-    {
-        @Override
-        public Long convert(final String value)
-        {
-            final String v = value.trim().toLowerCase(Locale.ROOT);
-            try
-            {
-                if (v.endsWith("ms"))
-                {
-                    return Math.round(Double.parseDouble(v.substring(0, v.length() - 2)));
-                }
-                if (v.endsWith("s"))
-                {
-                    return Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 1_000);
-                }
-                if (v.endsWith("m"))
-                {
-                    return Math.round(Double.parseDouble(v.substring(0, v.length() - 1)) * 60_000);
-                }
-                return Long.parseLong(v);
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new CommandLine.TypeConversionException("not a duration (e.g. 500ms, 2s, 1m): " + value);
-            }
-        }
     }
 }

@@ -1,6 +1,7 @@
 package io.tidemark.bench.multiprocess;
 
 import io.tidemark.bench.BenchMain;
+import io.tidemark.bench.Durations;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;

@@ -1,11 +1,11 @@
-package io.tidemark.bench.multiprocess;
+package io.tidemark.bench;
 
 import picocli.CommandLine;
 
 import java.util.Locale;
 
 /**
- * Reads durations as the harness commands do: {@code 500ms}, {@code 2s}, {@code 1.5s}, {@code 1m}, or plain
+ * Reads the durations of the bench commands' options: {@code 500ms}, {@code 2s}, {@code 1.5s}, {@code 1m}, or plain
  * milliseconds; to milliseconds. Stateless: thread-safe.
  */
 public final class Durations implements CommandLine.ITypeConverter<Long>
