@@ -80,6 +80,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     private final byte[] replyChannel;
     private final AgentRunner runner;
     private final Map<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
+    private volatile PartitionState[] partitionsById = new PartitionState[0];
     private final Map<Integer, HostInfo> hosts = new ConcurrentHashMap<>();
     private final Map<Integer, HostLink> links = new ConcurrentHashMap<>();
     private final Map<Integer, ProduceListener> listeners = new ConcurrentHashMap<>();
@@ -283,10 +284,12 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                         decoded.topicPartition(), decoded.assignedReplicas(), decoded.isr(), decoded.eligible(),
                         decoded.recovering(), decoded.leader(), decoded.leaderEpoch(), node.getStat().getVersion());
                     partitions.put(id, state);
+                    publishPartitions();
                 }
                 else if (!present)
                 {
                     partitions.remove(id);
+                    publishPartitions();
                 }
             }
             else if (path.startsWith(hostsDir) && path.indexOf('/', hostsDir.length()) < 0)
@@ -310,6 +313,22 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             logger.log(System.Logger.Level.WARNING, "ignoring unreadable znode " + path + ": " + ex);
         }
+    }
+
+    /** Rebuild the by-id array from the map (on a ZooKeeper change: rare), so that lookups do not box. */
+    private synchronized void publishPartitions()
+    {
+        final int size = partitions.keySet().stream().mapToInt(Integer::intValue).max().orElse(-1) + 1;
+        final PartitionState[] next = new PartitionState[size];
+        partitions.forEach((id, state) -> next[id] = state);
+        partitionsById = next;
+    }
+
+    /** @return the partition state last seen, or null; allocation-free (the producer's path). */
+    private PartitionState partition(final int partitionId)
+    {
+        final PartitionState[] current = partitionsById;
+        return partitionId >= 0 && partitionId < current.length ? current[partitionId] : null;
     }
 
     /** @return the link to the current incarnation of a host, or null when it is not registered. */
@@ -367,7 +386,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             return ReplicationError.INVALID_RECORDS;
         }
-        final PartitionState state = partitions.get(partitionId);
+        final PartitionState state = partition(partitionId);
         if (null == state || state.leader() == PartitionState.NO_LEADER)
         {
             return ReplicationError.LEADER_NOT_AVAILABLE;
@@ -425,7 +444,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     @Override
     public long leaderInstance(final int partitionId)
     {
-        final PartitionState state = partitions.get(partitionId);
+        final PartitionState state = partition(partitionId);
         if (null == state || state.leader() == PartitionState.NO_LEADER)
         {
             return NO_LEADER;
@@ -676,14 +695,14 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     /** @return the partition state last seen in ZooKeeper, or null. */
     public PartitionState state(final int partitionId)
     {
-        return partitions.get(partitionId);
+        return partition(partitionId);
     }
 
     /** Send a read request to a partition's leader; the answer goes to {@code reader}. */
     boolean sendRead(final RemoteReader reader, final int partitionId, final long offset, final int maxBytes,
         final long correlationId)
     {
-        final PartitionState state = partitions.get(partitionId);
+        final PartitionState state = partition(partitionId);
         final HostLink link = null == state || state.leader() == PartitionState.NO_LEADER ? null :
             linkTo(state.leader());
         if (null == link)
@@ -792,7 +811,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 final long wire = buffer.getLong(offset + GatewayMessages.RESULT_CORRELATION_OFFSET,
                     GatewayMessages.ORDER);
                 final ProduceListener listener = listeners.get(GatewayMessages.sessionOf(wire));
-                final PartitionState state = partitions.get(buffer.getInt(
+                final PartitionState state = partition(buffer.getInt(
                     offset + GatewayMessages.RESULT_PARTITION_OFFSET, GatewayMessages.ORDER));
                 final int code = buffer.getInt(offset + GatewayMessages.RESULT_ERROR_OFFSET, GatewayMessages.ORDER);
                 if (null != listener && code >= 0 && code < ERRORS.length)
