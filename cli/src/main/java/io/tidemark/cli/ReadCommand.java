@@ -59,29 +59,13 @@ final class ReadCommand implements Callable<Integer>
             "given, and commit the position reached when reading stops (kept in ZooKeeper).")
     String group;
 
-    @Option(names = {"-f", "--follow"}, description = "Keep waiting for new records.")
-    boolean follow;
-
-    @Option(names = {"-n", "--max", "--max-records"}, paramLabel = "N", description = "Stop after N records.")
-    Long maxRecords;
-
-    @Option(names = "--idle-timeout-ms", paramLabel = "MS",
-        description = "With --follow: stop when no record arrived for MS milliseconds.")
-    Long idleTimeoutMs;
+    @Mixin
+    RecordOutputOptions output;
 
     @Option(names = "--timeout-ms", paramLabel = "MS", defaultValue = "15000",
         description = "Without --follow: fail when the leader made no progress for MS milliseconds (default: " +
             "${DEFAULT-VALUE}).")
     long timeoutMs;
-
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "full",
-        description = "full: offset, timestamp, key, value (tab-separated); kv: key<SEP>value; value: the value " +
-            "only (default: ${DEFAULT-VALUE}).")
-    Formats.RecordFormat format;
-
-    @Option(names = {"-k", "--key-separator"}, paramLabel = "SEP", defaultValue = "\t",
-        description = "Separator of --format kv (default: tab).")
-    String keySeparator;
 
     private volatile boolean stopRequested;
     private long printed;
@@ -89,7 +73,7 @@ final class ReadCommand implements Callable<Integer>
 
     private final RecordHandler printer = (record) ->
     {
-        out.println(Formats.record(record, format, keySeparator));
+        out.println(output.line(record));
         printed++;
     };
 
@@ -97,15 +81,12 @@ final class ReadCommand implements Callable<Integer>
     public Integer call()
     {
         if (partition < 0 || null != from && from < 0 || timeoutMs < 1 ||
-            null != maxRecords && maxRecords < 0 || null != idleTimeoutMs && idleTimeoutMs < 0)
+            output.anyNegative())
         {
             throw new ParameterException(spec.commandLine(), "--partition, --from, --max-records and " +
                 "--idle-timeout-ms must be >= 0, --timeout-ms >= 1");
         }
-        if (null != idleTimeoutMs && !follow)
-        {
-            throw new ParameterException(spec.commandLine(), "--idle-timeout-ms goes with --follow");
-        }
+        output.checkFollow(spec);
         out = spec.commandLine().getOut();
         final CountDownLatch done = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
@@ -180,9 +161,9 @@ final class ReadCommand implements Callable<Integer>
         long lastRecordNs = System.nanoTime();
         long lastProgressNs = lastRecordNs;
         long lastHighWatermark = -1;
-        while (!stopRequested && (null == maxRecords || printed < maxRecords))
+        while (!stopRequested && !output.limitReached(printed))
         {
-            final int budget = null == maxRecords ? 1000 : (int)Math.min(1000, maxRecords - printed);
+            final int budget = output.budget(printed);
             final int delivered = reader.poll(printer, budget);
             final long highWatermark = reader.highWatermark();
             final long now = System.nanoTime();
@@ -201,16 +182,16 @@ final class ReadCommand implements Callable<Integer>
                 lastRecordNs = now;
                 out.flush();
             }
-            else if (!follow && highWatermark >= 0 && reader.position() >= highWatermark)
+            else if (!output.follow && highWatermark >= 0 && reader.position() >= highWatermark)
             {
                 break; // caught up
             }
-            else if (!follow && now - lastProgressNs >= TimeUnit.MILLISECONDS.toNanos(timeoutMs))
+            else if (!output.follow && now - lastProgressNs >= TimeUnit.MILLISECONDS.toNanos(timeoutMs))
             {
                 throw unavailable(connection, reader, highWatermark);
             }
-            else if (follow && null != idleTimeoutMs &&
-                now - lastRecordNs >= TimeUnit.MILLISECONDS.toNanos(idleTimeoutMs))
+            else if (output.follow && null != output.idleTimeoutMs &&
+                now - lastRecordNs >= TimeUnit.MILLISECONDS.toNanos(output.idleTimeoutMs))
             {
                 break;
             }

@@ -71,24 +71,8 @@ final class TailCommand implements Callable<Integer>
         boolean end;
     }
 
-    @Option(names = {"-f", "--follow"}, description = "Keep waiting for new records.")
-    boolean follow;
-
-    @Option(names = {"-n", "--max-records"}, paramLabel = "N", description = "Stop after N records.")
-    Long maxRecords;
-
-    @Option(names = "--idle-timeout-ms", paramLabel = "MS",
-        description = "With --follow: stop when no record arrived for MS milliseconds.")
-    Long idleTimeoutMs;
-
-    @Option(names = "--format", paramLabel = "FORMAT", defaultValue = "full",
-        description = "full: offset, timestamp, key, value (tab-separated); kv: key<SEP>value; value: the value " +
-            "only (default: ${DEFAULT-VALUE}).")
-    Formats.RecordFormat format;
-
-    @Option(names = {"-k", "--key-separator"}, paramLabel = "SEP", defaultValue = "\t",
-        description = "Separator of --format kv (default: tab).")
-    String keySeparator;
+    @Mixin
+    RecordOutputOptions output;
 
     @Option(names = "--read-only", description = "Local log: read the files without opening the log (no lock, no " +
         "recovery), even when no process has it open.")
@@ -106,14 +90,11 @@ final class TailCommand implements Callable<Integer>
     public Integer call()
     {
         target.validate(spec, true);
-        if (null != maxRecords && maxRecords < 0 || null != idleTimeoutMs && idleTimeoutMs < 0)
+        if (output.anyNegative())
         {
             throw new ParameterException(spec.commandLine(), "--max-records and --idle-timeout-ms must be >= 0");
         }
-        if (null != idleTimeoutMs && !follow)
-        {
-            throw new ParameterException(spec.commandLine(), "--idle-timeout-ms goes with --follow");
-        }
+        output.checkFollow(spec);
         if (readOnly && target.isCluster())
         {
             throw new ParameterException(spec.commandLine(), "--read-only is for a local log");
@@ -177,13 +158,13 @@ final class TailCommand implements Callable<Integer>
 
     private final RecordHandler printer = (record) ->
     {
-        out.println(Formats.record(record, format, keySeparator));
+        out.println(output.line(record));
         printed++;
     };
 
     private int budget()
     {
-        return null == maxRecords ? 1000 : (int)Math.min(1000, maxRecords - printed);
+        return output.budget(printed);
     }
 
     /** @return whether to stop after a poll that delivered {@code delivered} records. */
@@ -195,15 +176,16 @@ final class TailCommand implements Callable<Integer>
             lastRecordNs = now;
             out.flush();
         }
-        if (stopRequested || (null != maxRecords && printed >= maxRecords))
+        if (stopRequested || output.limitReached(printed))
         {
             return true;
         }
-        if (!follow)
+        if (!output.follow)
         {
             return caughtUp;
         }
-        return null != idleTimeoutMs && delivered == 0 && now - lastRecordNs >= idleTimeoutMs * 1_000_000L;
+        return null != output.idleTimeoutMs && delivered == 0 &&
+            now - lastRecordNs >= output.idleTimeoutMs * 1_000_000L;
     }
 
     private IdleStrategy idle()
@@ -323,7 +305,7 @@ final class TailCommand implements Callable<Integer>
                 final boolean settled = cluster.await(() ->
                     reader.highWatermark() >= 0 && reader.highWatermark() >= reader.logEndOffset(),
                     target.awaitLeadersMs);
-                if (!settled && !follow)
+                if (!settled && !output.follow)
                 {
                     spec.commandLine().getErr().println("tail: the high watermark of " + tp + " is behind its log " +
                         "end (followers catching up); reading what is committed");
