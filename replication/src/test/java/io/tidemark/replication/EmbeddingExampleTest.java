@@ -13,19 +13,21 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
-import static org.junit.jupiter.api.Assertions.assertTrue;
 
-/** The README's "embedding a replicated topic" example, verbatim between the markers, compiled and run. */
+/**
+ * The example of docs/replication.md, "Embedding a replicated topic", compiled and run. The build's documentation
+ * check (module docs-check) fails unless the lines between the markers are the page's code block, line for line.
+ */
 class EmbeddingExampleTest
 {
     @TempDir
     Path dataDir;
 
     @Test
-    void readmeExample() throws Exception
+    void replicationPageExample() throws Exception
     {
         final List<String> consumed = new ArrayList<>();
-        // README-EXAMPLE-START
+        // EXAMPLE-START replication
         ReplicationContext ctx = new ReplicationContext()
             .minInsyncReplicas(2)                                        // acks=all needs 2 in-sync copies
             .logContextFactory(dir -> new LogContext().logDir(dir)       // each replica's log
@@ -69,9 +71,8 @@ class EmbeddingExampleTest
                 reader.seek(offset);
                 reader.poll(record -> consumed.add(record.valueAsString()), 100);
             }
-            // README-EXAMPLE-END
-            assertTrue(offset >= 0); // 0, or higher after a retry (an append the ISR lost stays in the leader log)
         }
+        // EXAMPLE-END replication
         assertEquals(List.of("BUY 100 XYZ @ 9.99"), consumed);
     }
 }
