@@ -87,8 +87,12 @@ public final class Consumer implements AutoCloseable
         }
     }
 
-    /** @return {@code consumer-offsets} in the directory holding the cluster's host directories. */
-    static Path defaultOffsetsDir(final ReplicationCluster cluster)
+    /**
+     * @param cluster a cluster in this process.
+     * @return {@code consumer-offsets} in the directory holding the cluster's host directories: where consumer groups
+     *         keep their committed offsets unless {@code offsets.dir} says otherwise.
+     */
+    public static Path defaultOffsetsDir(final ReplicationCluster cluster)
     {
         for (int id = 0; id < cluster.hostCount(); id++)
         {

@@ -14,19 +14,31 @@ import java.nio.file.Path;
  * replaced atomically and fsynced on every commit, so a commit that returned survives a crash or power loss, and a
  * new consumer of the group on the same machine resumes from it.
  * <p>
+ * Public for the Kafka listener (module {@code kafka}), which keeps a KafkaConsumer group's commits here, so that
+ * Kafka and Tidemark consumers of one group resume from each other's commits.
+ * <p>
  * Thread-safe: each operation is self-contained; two consumers must not commit the same partition of one group at
  * the same time (last writer wins, as with an unfenced Kafka commit).
  */
-final class OffsetStore
+public final class OffsetStore
 {
-    /** A committed offset and the leader epoch of the record before it. */
-    record Committed(long offset, int leaderEpoch)
+    /**
+     * A committed offset and the leader epoch of the record before it.
+     *
+     * @param offset      the next offset to read.
+     * @param leaderEpoch leader epoch of the record before it, or -1.
+     */
+    public record Committed(long offset, int leaderEpoch)
     {
     }
 
     private final Path groupDir;
 
-    OffsetStore(final Path offsetsDir, final String groupId)
+    /**
+     * @param offsetsDir the directory of every group's offsets.
+     * @param groupId    the group (a directory name: {@code [A-Za-z0-9._-]}).
+     */
+    public OffsetStore(final Path offsetsDir, final String groupId)
     {
         this.groupDir = offsetsDir.resolve(groupId);
         try
@@ -53,7 +65,7 @@ final class OffsetStore
      * @return the committed offset, or null when none was committed (or the file is damaged: its CRC fails, and it
      *         is treated as never written).
      */
-    Committed read(final TopicPartition tp) throws IOException
+    public Committed read(final TopicPartition tp) throws IOException
     {
         final ByteBuffer buffer = CheckpointFile.allocate(CommittedOffsetDescriptor.MAGIC,
             CommittedOffsetDescriptor.FIELDS_LENGTH);
@@ -66,7 +78,7 @@ final class OffsetStore
     }
 
     /** Store a committed offset durably (returns once it is on disk). */
-    void write(final TopicPartition tp, final long offset, final int leaderEpoch) throws IOException
+    public void write(final TopicPartition tp, final long offset, final int leaderEpoch) throws IOException
     {
         final ByteBuffer buffer = CheckpointFile.allocate(CommittedOffsetDescriptor.MAGIC,
             CommittedOffsetDescriptor.FIELDS_LENGTH);

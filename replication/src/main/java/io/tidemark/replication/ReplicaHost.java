@@ -49,6 +49,7 @@ public final class ReplicaHost
     private final ProduceHandler produceHandler;
     private final ReplicaHostAgent agent;
     private final CountersFile counters;
+    private final LeaderPartitions leaderPartitions = new LeaderPartitions(this);
     private boolean registered;
     private boolean possibleDataLoss;
 
@@ -102,6 +103,12 @@ public final class ReplicaHost
     public Path directory()
     {
         return dir;
+    }
+
+    /** @return the partitions this host leads, for servers in front of it (thread-safe). */
+    public LeaderPartitions leaderPartitions()
+    {
+        return leaderPartitions;
     }
 
     /** @return the host's agents, to schedule: the host agent first, then the fetchers. */

@@ -82,6 +82,12 @@ public final class ReplicaNode implements AutoCloseable
         return host.directory();
     }
 
+    /** @return the partitions this host leads, for servers in front of it (thread-safe). */
+    public LeaderPartitions leaderPartitions()
+    {
+        return host.leaderPartitions();
+    }
+
     /**
      * @param partitionId a partition id.
      * @return whether this host leads the partition and has taken up the role.

@@ -1,0 +1,603 @@
+package io.tidemark.kafka;
+
+import io.tidemark.replication.LeaderPartitions;
+import io.tidemark.replication.ProducerSessions;
+import io.tidemark.replication.ReplicationError;
+import io.tidemark.replication.TopicPartition;
+import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
+import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.StandardSocketOptions;
+import java.nio.ByteBuffer;
+import java.nio.channels.SelectionKey;
+import java.nio.channels.Selector;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.channels.SocketChannel;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Supplier;
+
+/**
+ * A Kafka wire protocol listener for one broker (one replica host): a TCP server on NIO, run as an Agrona
+ * {@link Agent} on one thread, that answers Kafka clients with the partitions this host leads, the cluster's
+ * metadata, and (when this broker is the coordinator) consumer groups.
+ * <pre>{@code
+ * KafkaListener listener = KafkaListener.start(new KafkaContext().listener("0.0.0.0:9092"), hostId, metadata,
+ *     node::leaderPartitions, sessions, groups, admin, errorHandler);
+ * }</pre>
+ * Requests are parsed and responses written with kafka-clients' generated message classes. A connection's
+ * requests are worked on as they arrive (up to {@link KafkaConnection#MAX_IN_FLIGHT}) and answered in their order.
+ * Produce outcomes come from the leader's agent thread through a ring buffer, and blocking work (group offset
+ * commits, topic creation, producer ids) runs on one I/O thread of the listener; neither blocks the agent.
+ * <p>
+ * Bad input (a frame size out of bounds, an unknown API key, a request that does not parse) closes that
+ * connection, counts it ({@link #badFrames()}) and logs at most one line per {@code kafka.error.log.interval.ms};
+ * the listener keeps serving everyone else.
+ * <p>
+ * Thread-safe: {@link #close()} and the counters from any thread; everything else on the agent's thread.
+ */
+public final class KafkaListener implements Agent, AutoCloseable
+{
+    private static final int COMPLETION = 1;
+    private static final int COMPLETION_LENGTH = 20;
+    private static final long PARKED_FETCH_POLL_MS = 1;
+
+    private final KafkaContext ctx;
+    private final int brokerId;
+    private final ClusterMetadata metadata;
+    private final Supplier<LeaderPartitions> partitions;
+    private final ProducerSessions sessions;
+    private final ErrorHandler errorHandler;
+    private final System.Logger logger = System.getLogger(KafkaListener.class.getName());
+    private final ServerSocketChannel server;
+    private final Selector selector;
+    private final List<KafkaConnection> connections = new ArrayList<>();
+    private final ManyToOneRingBuffer completions;
+    private final ManyToOneConcurrentLinkedQueue<Runnable> tasks = new ManyToOneConcurrentLinkedQueue<>();
+    private final ExecutorService io;
+    private final int session;
+    private final KafkaApis apis;
+    private final String advertisedHost;
+    private final int advertisedPort;
+    private final AtomicLong badFrames = new AtomicLong();
+    private final AtomicLong refusedConnections = new AtomicLong();
+    private final AtomicLong lostCompletions = new AtomicLong();
+    private final SelectorIdleStrategy idleStrategy = new SelectorIdleStrategy();
+    private final TopicIds topicIds;
+    private final org.agrona.concurrent.MessageHandler completionHandler = this::onCompletion;
+    private long nextConnectionId;
+    private long nextErrorLogMs;
+    private long suppressedErrorLogs;
+    private long nextHousekeepingMs;
+    private volatile boolean parked;
+    private AgentRunner runner;
+    private boolean closed;
+
+    private KafkaListener(final KafkaContext ctx, final int brokerId, final ClusterMetadata metadata,
+        final Supplier<LeaderPartitions> partitions, final ProducerSessions sessions, final GroupCoordinator groups,
+        final TopicAdmin admin, final ErrorHandler errorHandler)
+    {
+        this.ctx = ctx.clone().validate();
+        this.brokerId = brokerId;
+        this.metadata = metadata;
+        this.partitions = partitions;
+        this.sessions = sessions;
+        this.errorHandler = errorHandler;
+        try
+        {
+            this.selector = Selector.open();
+            this.server = ServerSocketChannel.open();
+            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
+            server.bind(new InetSocketAddress(this.ctx.host(), this.ctx.port()), 128);
+            server.configureBlocking(false);
+            server.register(selector, SelectionKey.OP_ACCEPT);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot listen on " + this.ctx.host() + ":" + this.ctx.port(), ex);
+        }
+        final int boundPort = ((InetSocketAddress)server.socket().getLocalSocketAddress()).getPort();
+        this.advertisedHost = null != this.ctx.advertisedHost() ? this.ctx.advertisedHost() : this.ctx.host();
+        this.advertisedPort = this.ctx.advertisedPort() > 0 ? this.ctx.advertisedPort() : boundPort;
+        this.completions = new ManyToOneRingBuffer(new UnsafeBuffer(
+            ByteBuffer.allocateDirect((1 << 20) + RingBufferDescriptor.TRAILER_LENGTH)));
+        this.session = sessions.register(this::onProduceComplete);
+        this.io = Executors.newSingleThreadExecutor((r) ->
+        {
+            final Thread thread = new Thread(r, "tidemark-kafka-io-" + brokerId);
+            thread.setDaemon(true);
+            return thread;
+        });
+        this.topicIds = new TopicIds(metadata.clusterId());
+        this.apis = new KafkaApis(this, groups, admin);
+    }
+
+    /**
+     * Bind and start serving on a thread of its own.
+     *
+     * @param ctx          listener configuration.
+     * @param brokerId     the host id this listener answers for.
+     * @param metadata     the cluster as clients see it.
+     * @param partitions   the partitions this host leads now (null while the host is down).
+     * @param sessions     the host's producer sessions (the listener registers one).
+     * @param groups       the group coordinator (shared by the listeners of one process).
+     * @param admin        topic creation and producer ids.
+     * @param errorHandler agent errors.
+     * @return the running listener.
+     * @throws UncheckedIOException when the address cannot be bound.
+     */
+    public static KafkaListener start(final KafkaContext ctx, final int brokerId, final ClusterMetadata metadata,
+        final Supplier<LeaderPartitions> partitions, final ProducerSessions sessions, final GroupCoordinator groups,
+        final TopicAdmin admin, final ErrorHandler errorHandler)
+    {
+        final KafkaListener listener = new KafkaListener(ctx, brokerId, metadata, partitions, sessions, groups, admin,
+            errorHandler);
+        listener.runner = new AgentRunner(listener.idleStrategy, errorHandler, null, listener);
+        AgentRunner.startOnThread(listener.runner);
+        return listener;
+    }
+
+    /** @return this broker's id (its host id). */
+    public int brokerId()
+    {
+        return brokerId;
+    }
+
+    /** @return the port bound. */
+    public int port()
+    {
+        return ((InetSocketAddress)server.socket().getLocalSocketAddress()).getPort();
+    }
+
+    /** @return this listener as clients are told to reach it. */
+    public KafkaBroker advertised()
+    {
+        return new KafkaBroker(brokerId, advertisedHost, advertisedPort);
+    }
+
+    /** @return connections closed for bad frames (sizes out of bounds, unknown API keys, unparseable requests). */
+    public long badFrames()
+    {
+        return badFrames.get();
+    }
+
+    /** @return connections refused because {@code kafka.max.connections} were open. */
+    public long refusedConnections()
+    {
+        return refusedConnections.get();
+    }
+
+    /** @return produce outcomes dropped because the listener fell behind (the clients time out and retry). */
+    public long lostCompletions()
+    {
+        return lostCompletions.get();
+    }
+
+    TopicIds topicIds()
+    {
+        return topicIds;
+    }
+
+    KafkaContext context()
+    {
+        return ctx;
+    }
+
+    ClusterMetadata metadata()
+    {
+        return metadata;
+    }
+
+    /** @return the partitions this host leads now, or null while it is down. */
+    LeaderPartitions partitions()
+    {
+        return partitions.get();
+    }
+
+    int session()
+    {
+        return session;
+    }
+
+    /** Run blocking work off the agent thread. */
+    void runBlocking(final Runnable work)
+    {
+        io.execute(() ->
+        {
+            try
+            {
+                work.run();
+            }
+            catch (final RuntimeException ex)
+            {
+                errorHandler.onError(ex);
+            }
+        });
+    }
+
+    /** Hand work to the agent thread (from any thread). */
+    void onAgentThread(final Runnable task)
+    {
+        tasks.offer(task);
+        if (parked)
+        {
+            selector.wakeup();
+        }
+    }
+
+    /** Complete a request from any thread: the response is written on the agent thread. */
+    void complete(final InFlight request, final org.apache.kafka.common.protocol.ApiMessage body)
+    {
+        onAgentThread(() ->
+        {
+            if (!request.connection.closed)
+            {
+                request.respond(body);
+            }
+        });
+    }
+
+    /** On the leader host's agent thread: the outcome of a produce request queued by this listener. */
+    private void onProduceComplete(final TopicPartition tp, final long correlationId, final long baseOffset,
+        final ReplicationError error)
+    {
+        final int index = completions.tryClaim(COMPLETION, COMPLETION_LENGTH);
+        if (index <= 0)
+        {
+            lostCompletions.incrementAndGet();
+            return;
+        }
+        final UnsafeBuffer buffer = (UnsafeBuffer)completions.buffer();
+        buffer.putLong(index, correlationId);
+        buffer.putLong(index + 8, baseOffset);
+        buffer.putInt(index + 16, error.ordinal());
+        completions.commit(index);
+        if (parked)
+        {
+            selector.wakeup();
+        }
+    }
+
+    private void onCompletion(final int type, final org.agrona.MutableDirectBuffer buffer, final int index,
+        final int length)
+    {
+        apis.produce().onComplete(buffer.getLong(index), buffer.getLong(index + 8), buffer.getInt(index + 16));
+    }
+
+    @Override
+    public int doWork() throws IOException
+    {
+        int work = 0;
+        if (selector.selectNow() > 0 || !selector.selectedKeys().isEmpty())
+        {
+            work += onSelected();
+        }
+        work += completions.read(completionHandler, 1024);
+        Runnable task;
+        while (null != (task = tasks.poll()))
+        {
+            task.run();
+            work++;
+        }
+        final long now = System.currentTimeMillis();
+        work += apis.produce().retryBlocked(connections, now);
+        work += apis.fetch().pollParked(now);
+        apis.groups().poll(now);
+        if (now >= nextHousekeepingMs)
+        {
+            nextHousekeepingMs = now + 1_000;
+            closeIdle(now);
+        }
+        work += flushAll();
+        return work;
+    }
+
+    private int onSelected() throws IOException
+    {
+        int work = 0;
+        final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
+        while (it.hasNext())
+        {
+            final SelectionKey key = it.next();
+            it.remove();
+            if (!key.isValid())
+            {
+                continue;
+            }
+            if (key.isAcceptable())
+            {
+                work += accept();
+                continue;
+            }
+            final KafkaConnection connection = (KafkaConnection)key.attachment();
+            if (key.isWritable())
+            {
+                flush(connection);
+            }
+            if (key.isReadable())
+            {
+                work += read(connection);
+            }
+        }
+        // connections that stopped reading (in flight full, back-pressure) may have frames waiting
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            final KafkaConnection connection = connections.get(i);
+            if (connection.mayRead() && (connection.key.interestOps() & SelectionKey.OP_READ) == 0)
+            {
+                connection.key.interestOps(connection.key.interestOps() | SelectionKey.OP_READ);
+            }
+        }
+        return work;
+    }
+
+    private int accept() throws IOException
+    {
+        int accepted = 0;
+        SocketChannel channel;
+        while (null != (channel = server.accept()))
+        {
+            if (connections.size() >= ctx.maxConnections())
+            {
+                refusedConnections.incrementAndGet();
+                logLimited("refused a connection from " + channel.getRemoteAddress() + ": " + ctx.maxConnections() +
+                    " connections open (" + KafkaContext.MAX_CONNECTIONS + ")");
+                CloseHelper.quietClose(channel);
+                continue;
+            }
+            channel.configureBlocking(false);
+            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
+            final KafkaConnection connection = new KafkaConnection(nextConnectionId++, channel,
+                String.valueOf(channel.getRemoteAddress()), System.currentTimeMillis());
+            connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
+            connections.add(connection);
+            accepted++;
+        }
+        return accepted;
+    }
+
+    private int read(final KafkaConnection connection)
+    {
+        int requests = 0;
+        try
+        {
+            while (connection.mayRead() && requests < 16)
+            {
+                final KafkaConnection.Read read = connection.readFrame(ctx.maxRequestBytes());
+                if (read == KafkaConnection.Read.NONE)
+                {
+                    break;
+                }
+                if (read == KafkaConnection.Read.EOF)
+                {
+                    close(connection);
+                    return requests;
+                }
+                if (read == KafkaConnection.Read.BAD_SIZE)
+                {
+                    badFrame(connection, "request size " + connection.badSize() + " outside [1, " +
+                        ctx.maxRequestBytes() + "] (" + KafkaContext.MAX_REQUEST_BYTES + ")");
+                    return requests;
+                }
+                connection.lastActiveMs = System.currentTimeMillis();
+                requests++;
+                if (!apis.handle(connection, connection.takeFrame()))
+                {
+                    return requests;
+                }
+            }
+            if (!connection.mayRead() && !connection.closed)
+            {
+                connection.key.interestOps(connection.key.interestOps() & ~SelectionKey.OP_READ);
+            }
+        }
+        catch (final IOException ex)
+        {
+            close(connection);
+        }
+        return requests;
+    }
+
+    /** A connection sent something that is not a Kafka request: close it, count it, log (rate-limited). */
+    void badFrame(final KafkaConnection connection, final String why)
+    {
+        badFrames.incrementAndGet();
+        logLimited("closed connection " + connection.remote + " to broker " + brokerId + ": " + why);
+        close(connection);
+    }
+
+    private void logLimited(final String line)
+    {
+        final long now = System.currentTimeMillis();
+        if (now >= nextErrorLogMs)
+        {
+            nextErrorLogMs = now + ctx.errorLogIntervalMs();
+            final String suppressed = suppressedErrorLogs > 0 ? " (" + suppressedErrorLogs + " similar lines " +
+                "suppressed)" : "";
+            suppressedErrorLogs = 0;
+            logger.log(System.Logger.Level.WARNING, line + suppressed);
+        }
+        else
+        {
+            suppressedErrorLogs++;
+        }
+    }
+
+    private int flushAll()
+    {
+        int work = 0;
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            final KafkaConnection connection = connections.get(i);
+            final InFlight head = connection.inFlight.peekFirst();
+            if (null != head && head.isDone())
+            {
+                work++;
+                flush(connection);
+            }
+        }
+        return work;
+    }
+
+    private void flush(final KafkaConnection connection)
+    {
+        try
+        {
+            if (!connection.flush())
+            {
+                close(connection);
+            }
+        }
+        catch (final IOException | java.nio.channels.CancelledKeyException ex)
+        {
+            close(connection);
+        }
+    }
+
+    private void closeIdle(final long now)
+    {
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            final KafkaConnection connection = connections.get(i);
+            if (connection.idle() && now - connection.lastActiveMs > ctx.connectionsMaxIdleMs())
+            {
+                close(connection);
+            }
+        }
+    }
+
+    void close(final KafkaConnection connection)
+    {
+        if (connection.closed)
+        {
+            return;
+        }
+        connection.closed = true;
+        connections.remove(connection);
+        apis.onClose(connection);
+        if (null != connection.key)
+        {
+            connection.key.cancel();
+        }
+        CloseHelper.quietClose(connection.channel);
+    }
+
+    /** @return connections open now. */
+    int connectionCount()
+    {
+        return connections.size();
+    }
+
+    @Override
+    public void onClose()
+    {
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            close(connections.get(i));
+        }
+        apis.close();
+        sessions.unregister(session);
+        CloseHelper.quietCloseAll(server, selector);
+        io.shutdownNow();
+    }
+
+    @Override
+    public String roleName()
+    {
+        return "tidemark-kafka-" + brokerId;
+    }
+
+    /** Stop serving: connections close, the port is released. Idempotent. */
+    @Override
+    public synchronized void close()
+    {
+        if (closed)
+        {
+            return;
+        }
+        closed = true;
+        if (null != runner)
+        {
+            selector.wakeup();
+            CloseHelper.quietClose(runner);
+        }
+        else
+        {
+            onClose();
+        }
+    }
+
+    /**
+     * Idles in {@link Selector#select(long)}: the thread sleeps until a socket is ready, a produce outcome or a task
+     * arrives (they wake the selector), or, while fetches are parked, for at most {@value #PARKED_FETCH_POLL_MS} ms
+     * (a parked fetch waits for a high watermark to move, which nothing signals to the listener).
+     */
+    private final class SelectorIdleStrategy implements IdleStrategy
+    {
+        private int idleCycles;
+
+        @Override
+        public void idle(final int workCount)
+        {
+            if (workCount > 0)
+            {
+                idleCycles = 0;
+                return;
+            }
+            idle();
+        }
+
+        @Override
+        public void idle()
+        {
+            if (++idleCycles < 20)
+            {
+                Thread.onSpinWait();
+                return;
+            }
+            parked = true;
+            try
+            {
+                if (completions.size() == 0 && tasks.isEmpty())
+                {
+                    selector.select(apis.fetch().hasParked() || apis.produce().hasBlocked() ?
+                        PARKED_FETCH_POLL_MS : 100);
+                }
+            }
+            catch (final IOException | java.nio.channels.ClosedSelectorException ex)
+            {
+                // closing
+            }
+            finally
+            {
+                parked = false;
+            }
+        }
+
+        @Override
+        public void reset()
+        {
+            idleCycles = 0;
+        }
+
+        @Override
+        public String alias()
+        {
+            return "selector";
+        }
+    }
+}
