@@ -2,16 +2,12 @@ package io.tidemark.kafka;
 
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
-import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.io.TempDir;
@@ -24,7 +20,6 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.List;
-import java.util.Properties;
 import java.util.concurrent.Future;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -59,33 +54,6 @@ class KafkaClientsTest
         cluster.close();
     }
 
-    static Properties producerProps(final String acks, final boolean idempotent)
-    {
-        final Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        props.put(ProducerConfig.ACKS_CONFIG, acks);
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, Boolean.toString(idempotent));
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        return props;
-    }
-
-    static Properties consumerProps(final String group)
-    {
-        final Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
-        if (null != group)
-        {
-            props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        }
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        return props;
-    }
-
     @ParameterizedTest
     @CsvSource({"all,true", "all,false", "1,false", "0,false"})
     void producedRecordsAreReadBack(final String acks, final boolean idempotent) throws Exception
@@ -96,7 +64,8 @@ class KafkaClientsTest
         final int count = 3_000;
         final List<Future<RecordMetadata>> sent = new ArrayList<>();
         final Set<String> acknowledged = new HashSet<>();
-        try (KafkaProducer<String, String> producer = new KafkaProducer<>(producerProps(acks, idempotent)))
+        try (KafkaProducer<String, String> producer = new KafkaProducer<>(
+            ClientProps.producer(kafka.bootstrapServers(), acks, idempotent)))
         {
             for (int i = 0; i < count; i++)
             {
@@ -149,10 +118,11 @@ class KafkaClientsTest
         }
     }
 
-    static List<ConsumerRecord<String, String>> readAll(final String topic, final int partitions, final long count)
+    List<ConsumerRecord<String, String>> readAll(final String topic, final int partitions, final long count)
     {
         final List<ConsumerRecord<String, String>> read = new ArrayList<>();
-        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumerProps(null)))
+        try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(
+            ClientProps.consumer(kafka.bootstrapServers(), null)))
         {
             final List<TopicPartition> assigned = new ArrayList<>();
             for (int p = 0; p < partitions; p++)
