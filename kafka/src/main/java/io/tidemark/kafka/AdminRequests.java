@@ -71,7 +71,7 @@ final class AdminRequests
         {
             final CreateTopicsResponseData.CreatableTopicResult result =
                 new CreateTopicsResponseData.CreatableTopicResult().setName(topic.name()).setNumPartitions(-1)
-                    .setReplicationFactor((short)-1).setConfigs(null);
+                    .setReplicationFactor((short)-1).setConfigs(new ArrayList<>());
             response.topics().add(result);
             final int partitions = topic.numPartitions() == -1 ? listener.context().numPartitions() :
                 topic.numPartitions();
