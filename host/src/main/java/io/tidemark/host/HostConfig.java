@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.kafka.KafkaContext;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperSettings;
@@ -57,6 +58,7 @@ public final class HostConfig
     private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
     private ReplicationContext replication = new ReplicationContext();
     private Map<String, String> replicationProperties = Map.of();
+    private KafkaContext kafka;
 
     /**
      * Read a configuration file.
@@ -109,12 +111,17 @@ public final class HostConfig
         final HostConfig config = new HostConfig();
         final Properties zk = new Properties();
         final Map<String, String> replication = new HashMap<>();
+        final Map<String, String> kafka = new HashMap<>();
         for (final String key : properties.stringPropertyNames())
         {
             final String value = properties.getProperty(key).trim();
             if (ZooKeeperSettings.KEYS.contains(key))
             {
                 zk.setProperty(key, value);
+            }
+            else if (key.startsWith("kafka."))
+            {
+                kafka.put(key, value);
             }
             else if (!KEYS.contains(key))
             {
@@ -130,6 +137,15 @@ public final class HostConfig
         config.clusterId(properties.getProperty(CLUSTER_ID));
         config.clusterHosts(properties.getProperty(CLUSTER_HOSTS));
         config.aeronDir(properties.getProperty(AERON_DIR));
+        if (!kafka.isEmpty())
+        {
+            if (!kafka.containsKey(KafkaContext.LISTENER))
+            {
+                throw new ConfigException(KafkaContext.LISTENER, "the kafka.* keys need " + KafkaContext.LISTENER +
+                    " (the address the host's Kafka listener binds)");
+            }
+            config.kafka(KafkaContext.fromProperties(kafka));
+        }
         return config.validate();
     }
 
@@ -371,10 +387,24 @@ public final class HostConfig
         return this;
     }
 
+    /** @return the Kafka listener's configuration ({@code kafka.*} keys), or null when the host has none. */
+    public KafkaContext kafka()
+    {
+        return kafka;
+    }
+
+    /** @param ctx the Kafka listener's configuration, or null for none. @return this. */
+    public HostConfig kafka(final KafkaContext ctx)
+    {
+        this.kafka = ctx;
+        return this;
+    }
+
     @Override
     public String toString()
     {
         return "HostConfig{host.id=" + hostId + ", host.dir=" + hostDir + ", cluster.id=" + clusterId +
-            ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir + ", " + zooKeeper + '}';
+            ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir + ", " + zooKeeper +
+            (null == kafka ? "" : ", kafka.listener=" + kafka.host() + ":" + kafka.port()) + '}';
     }
 }

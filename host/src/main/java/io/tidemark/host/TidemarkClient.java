@@ -667,7 +667,9 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         final String path = offsetPath(group, topic, partition);
         try
         {
-            return Long.parseLong(new String(zk.getData().forPath(path), StandardCharsets.UTF_8).trim());
+            // the offset, then (when a Kafka consumer committed it) the leader epoch on a second line
+            return Long.parseLong(new String(zk.getData().forPath(path), StandardCharsets.UTF_8).trim()
+                .split("\n")[0].trim());
         }
         catch (final KeeperException.NoNodeException ex)
         {

@@ -76,6 +76,7 @@ public final class TidemarkHost implements AutoCloseable
     private final HostGateway gateway;
     private final ControllerRole role;
     private final ExecutorService zooKeeperTasks;
+    private volatile KafkaGateway kafka;
     private final byte[] hostData;
     private boolean closed;
 
@@ -141,15 +142,30 @@ public final class TidemarkHost implements AutoCloseable
                 if (state == ConnectionState.RECONNECTED)
                 {
                     zooKeeperTasks.execute(this::reRegister);
+                    zooKeeperTasks.execute(() ->
+                    {
+                        final KafkaGateway gateway = kafka;
+                        if (null != gateway)
+                        {
+                            gateway.reRegister();
+                        }
+                    });
                 }
             });
             this.role = new ControllerRole(hostId, client, root, ctx, liveness, channel, errorHandler);
             link.role = role;
             resources.push(role);
             role.start();
+            this.kafka = null == config.kafka() ? null : KafkaGateway.start(config.kafka(), client, root,
+                config.clusterId(), node, sessions, role::controllerHost, ctx, errorHandler);
+            if (null != kafka)
+            {
+                resources.push(kafka);
+            }
             logger.log(System.Logger.Level.INFO, "host " + hostId + " of cluster " + config.clusterId() +
                 " started: incarnation " + incarnation + ", endpoint " + config.endpoints().get(hostId) +
-                ", directory " + config.hostDir());
+                ", directory " + config.hostDir() + (null == kafka ? "" : ", Kafka listener " +
+                kafka.listener().advertised().host() + ":" + kafka.listener().advertised().port()));
         }
         catch (final AeronException ex)
         {
@@ -347,6 +363,12 @@ public final class TidemarkHost implements AutoCloseable
     public int controllerHost()
     {
         return role.controllerHost();
+    }
+
+    /** @return the Kafka listener, or null when the host has none ({@code kafka.listener}). */
+    public io.tidemark.kafka.KafkaListener kafkaListener()
+    {
+        return null == kafka ? null : kafka.listener();
     }
 
     /** @return the replica host served by this process. */

@@ -43,6 +43,7 @@ final class ProcessCluster implements AutoCloseable
     private final String endpoints;
     private final Properties extra;
     private final HostProcess[] hosts;
+    private int[] kafkaPorts;
     private TidemarkClient client;
 
     /** One host's JVM with its output lines queued. */
@@ -130,6 +131,31 @@ final class ProcessCluster implements AutoCloseable
         this.hosts = new HostProcess[hostCount];
     }
 
+    /** Give every host a Kafka listener on a free loopback TCP port (before {@link #start()}). */
+    ProcessCluster withKafka() throws IOException
+    {
+        kafkaPorts = new int[hostCount];
+        for (int id = 0; id < hostCount; id++)
+        {
+            try (java.net.ServerSocket socket = new java.net.ServerSocket(0))
+            {
+                kafkaPorts[id] = socket.getLocalPort();
+            }
+        }
+        return this;
+    }
+
+    /** @return {@code bootstrap.servers} for Kafka clients: every host's listener. */
+    String kafkaBootstrap()
+    {
+        final StringBuilder servers = new StringBuilder();
+        for (int id = 0; id < hostCount; id++)
+        {
+            servers.append(id == 0 ? "" : ",").append("127.0.0.1:").append(kafkaPorts[id]);
+        }
+        return servers.toString();
+    }
+
     private static int freeUdpPort() throws IOException
     {
         try (DatagramSocket socket = new DatagramSocket(0))
@@ -168,6 +194,11 @@ final class ProcessCluster implements AutoCloseable
         p.setProperty("cluster.id", CLUSTER);
         p.setProperty("cluster.hosts", endpoints);
         p.putAll(extra);
+        if (null != kafkaPorts)
+        {
+            p.setProperty("kafka.listener", "127.0.0.1:" + kafkaPorts[id]);
+            p.setProperty("kafka.group.initial.rebalance.delay.ms", "0");
+        }
         final Path file = dir.resolve("host-" + id + ".properties");
         try (Writer out = Files.newBufferedWriter(file, StandardCharsets.UTF_8))
         {
