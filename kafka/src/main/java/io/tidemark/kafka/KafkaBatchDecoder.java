@@ -2,7 +2,7 @@ package io.tidemark.kafka;
 
 import io.tidemark.store.RecordBatchDescriptor;
 import io.tidemark.store.RecordDescriptor;
-import org.agrona.ExpandableDirectByteBuffer;
+import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.common.header.Header;
@@ -35,7 +35,9 @@ import static io.tidemark.kafka.KafkaBatchDescriptor.*;
 final class KafkaBatchDecoder
 {
     private final UnsafeBuffer in = new UnsafeBuffer(0, 0);
-    private final ExpandableDirectByteBuffer out = new ExpandableDirectByteBuffer(64 * 1024);
+    private byte[] bytes = new byte[0];
+    private int base;
+    private final ExpandableArrayBuffer out = new ExpandableArrayBuffer(64 * 1024);
     private final CRC32C crc = new CRC32C();
     private final BufferSupplier bufferSupplier = BufferSupplier.create();
     private int position;
@@ -66,6 +68,20 @@ final class KafkaBatchDecoder
             return fail(Errors.CORRUPT_MESSAGE, "a batch of " + length + " bytes is shorter than its header");
         }
         in.wrap(records, records.position(), length);
+        if (records.hasArray())
+        {
+            bytes = records.array();
+            base = records.arrayOffset() + records.position();
+        }
+        else
+        {
+            if (bytes.length < length)
+            {
+                bytes = new byte[length];
+            }
+            records.duplicate().get(bytes, 0, length);
+            base = 0;
+        }
         final int batchLength = in.getInt(LENGTH_OFFSET, ByteOrder.BIG_ENDIAN);
         if (batchLength < RECORDS_OFFSET - LOG_OVERHEAD || (long)batchLength + LOG_OVERHEAD > length)
         {
@@ -123,6 +139,10 @@ final class KafkaBatchDecoder
         position = RECORDS_OFFSET;
         limit = length;
         malformed = false;
+        // Tidemark's layout takes at most 28 bytes more per record and 4 more per header (each header takes at
+        // least 2 input bytes) than Kafka's: size the output once, then copy with System.arraycopy
+        out.checkLimit((int)Math.min(maxLength + 64L, 3L * length + 28L * count + 64));
+        final byte[] dst = out.byteArray();
         int at = 0;
         for (int i = 0; i < count; i++)
         {
@@ -189,11 +209,11 @@ final class KafkaBatchDecoder
                     return tooLarge(maxLength);
                 }
                 out.putShort(headersAt, (short)headerKeyLength);
-                out.putBytes(headersAt + 2, in, headerKeyOffset, headerKeyLength);
+                System.arraycopy(bytes, base + headerKeyOffset, dst, headersAt + 2, headerKeyLength);
                 out.putInt(headersAt + 2 + headerKeyLength, headerValueLength);
                 if (headerValueLength > 0)
                 {
-                    out.putBytes(headersAt + 6 + headerKeyLength, in, position, headerValueLength);
+                    System.arraycopy(bytes, base + position, dst, headersAt + 6 + headerKeyLength, headerValueLength);
                 }
                 position += Math.max(headerValueLength, 0);
                 headersAt += headerSize;
@@ -212,11 +232,11 @@ final class KafkaBatchDecoder
             writeHeader(recordStart, i, timestamp, keyLength, valueLength, headersAt - headersStart);
             if (keyLength > 0)
             {
-                out.putBytes(at, in, keyOffset, keyLength);
+                System.arraycopy(bytes, base + keyOffset, dst, at, keyLength);
             }
             if (valueLength > 0)
             {
-                out.putBytes(at + Math.max(keyLength, 0), in, valueOffset, valueLength);
+                System.arraycopy(bytes, base + valueOffset, dst, at + Math.max(keyLength, 0), valueLength);
             }
             at = headersAt;
         }
@@ -348,7 +368,7 @@ final class KafkaBatchDecoder
                 malformed = true;
                 return 0;
             }
-            final int b = in.getByte(position++);
+            final int b = bytes[base + position++];
             value |= (b & 0x7F) << shift;
             if ((b & 0x80) == 0)
             {
@@ -369,7 +389,7 @@ final class KafkaBatchDecoder
                 malformed = true;
                 return 0;
             }
-            final long b = in.getByte(position++);
+            final long b = bytes[base + position++];
             value |= (b & 0x7F) << shift;
             if ((b & 0x80) == 0)
             {

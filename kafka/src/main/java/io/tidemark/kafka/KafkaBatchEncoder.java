@@ -52,6 +52,9 @@ final class KafkaBatchEncoder
     {
         final DirectBuffer src = batch.buffer();
         final int start = length;
+        // a Kafka record is never longer than its Tidemark record plus 10 bytes of varints beyond the fixed fields
+        out.checkLimit(start + RECORDS_OFFSET + batch.length() + 16 * batch.recordCount());
+        final byte[] array = out.byteArray();
         final int count = batch.recordCount();
         final long baseTimestamp = batch.firstTimestamp();
         int at = start + RECORDS_OFFSET;
@@ -81,35 +84,35 @@ final class KafkaBatchEncoder
             final int bodySize = 1 + varlongSize(timestampDelta) + varintSize(i) + varintSize(keyLength) +
                 Math.max(keyLength, 0) + varintSize(valueLength) + Math.max(valueLength, 0) + varintSize(headerCount) +
                 headersSize;
-            at = putVarint(at, bodySize);
-            out.putByte(at++, (byte)0);
-            at = putVarlong(at, timestampDelta);
-            at = putVarint(at, i);
-            at = putVarint(at, keyLength);
+            at = putVarint(array, at, bodySize);
+            array[at++] = 0;
+            at = putVarlong(array, at, timestampDelta);
+            at = putVarint(array, at, i);
+            at = putVarint(array, at, keyLength);
             if (keyLength > 0)
             {
-                out.putBytes(at, src, keyAt, keyLength);
+                src.getBytes(keyAt, array, at, keyLength);
                 at += keyLength;
             }
-            at = putVarint(at, valueLength);
+            at = putVarint(array, at, valueLength);
             if (valueLength > 0)
             {
-                out.putBytes(at, src, valueAt, valueLength);
+                src.getBytes(valueAt, array, at, valueLength);
                 at += valueLength;
             }
-            at = putVarint(at, headerCount);
+            at = putVarint(array, at, headerCount);
             for (int h = headersAt; h < headersEnd; )
             {
                 final int headerKeyLength = src.getShort(h);
                 final int headerValueAt = h + HeadersEncoder.KEY_LENGTH_SIZE + headerKeyLength;
                 final int headerValueLength = src.getInt(headerValueAt);
-                at = putVarint(at, headerKeyLength);
-                out.putBytes(at, src, h + HeadersEncoder.KEY_LENGTH_SIZE, headerKeyLength);
+                at = putVarint(array, at, headerKeyLength);
+                src.getBytes(h + HeadersEncoder.KEY_LENGTH_SIZE, array, at, headerKeyLength);
                 at += headerKeyLength;
-                at = putVarint(at, headerValueLength);
+                at = putVarint(array, at, headerValueLength);
                 if (headerValueLength > 0)
                 {
-                    out.putBytes(at, src, headerValueAt + HeadersEncoder.VALUE_LENGTH_SIZE, headerValueLength);
+                    src.getBytes(headerValueAt + HeadersEncoder.VALUE_LENGTH_SIZE, array, at, headerValueLength);
                     at += headerValueLength;
                 }
                 h = headerValueAt + HeadersEncoder.VALUE_LENGTH_SIZE + Math.max(headerValueLength, 0);
@@ -135,29 +138,29 @@ final class KafkaBatchEncoder
         return at - start;
     }
 
-    private int putVarint(final int at, final int value)
+    private static int putVarint(final byte[] array, final int at, final int value)
     {
         int v = (value << 1) ^ (value >> 31);
         int i = at;
         while ((v & 0xFFFFFF80) != 0)
         {
-            out.putByte(i++, (byte)((v & 0x7F) | 0x80));
+            array[i++] = (byte)((v & 0x7F) | 0x80);
             v >>>= 7;
         }
-        out.putByte(i++, (byte)v);
+        array[i++] = (byte)v;
         return i;
     }
 
-    private int putVarlong(final int at, final long value)
+    private static int putVarlong(final byte[] array, final int at, final long value)
     {
         long v = (value << 1) ^ (value >> 63);
         int i = at;
         while ((v & 0xFFFFFFFFFFFFFF80L) != 0)
         {
-            out.putByte(i++, (byte)((v & 0x7F) | 0x80));
+            array[i++] = (byte)((v & 0x7F) | 0x80);
             v >>>= 7;
         }
-        out.putByte(i++, (byte)v);
+        array[i++] = (byte)v;
         return i;
     }
 
