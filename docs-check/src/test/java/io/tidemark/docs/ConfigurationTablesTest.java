@@ -41,7 +41,8 @@ class ConfigurationTablesTest
         "ConsumerContext", ConsumerContext.KEYS,
         "HostConfig", HostConfig.KEYS,
         "ClientConfig", ClientConfig.KEYS,
-        "ZooKeeperSettings", ZooKeeperSettings.KEYS);
+        "ZooKeeperSettings", ZooKeeperSettings.KEYS,
+        "KafkaContext", io.tidemark.kafka.KafkaContext.KEYS);
 
     private static final Pattern FIRST_CELL_KEY = Pattern.compile("^\\|\\s*`([^`]+)`\\s*\\|");
     private static final Pattern KEYS_DECLARATION = Pattern.compile("public static final Set<String> KEYS\\b");
