@@ -135,11 +135,13 @@ final class TopicCommand implements Callable<Integer>
             try (TidemarkClient connection = client.connect())
             {
                 final Map<Integer, String> hosts = connection.hosts();
+                final Map<Integer, String> kafka = connection.kafkaListeners();
                 out.println(hosts.size() + " host(s) registered");
                 for (final Map.Entry<Integer, String> host : hosts.entrySet())
                 {
                     out.println("  host " + host.getKey() + " at " + host.getValue() + " (incarnation " +
-                        connection.incarnationOf(host.getKey()) + ")");
+                        connection.incarnationOf(host.getKey()) + ")" + (kafka.containsKey(host.getKey()) ?
+                        ", Kafka listener " + kafka.get(host.getKey()) : ""));
                 }
                 final List<String> topics = connection.topics();
                 out.println(topics.size() + " topic(s)");

@@ -73,7 +73,8 @@ public final class HostMain
             stopped.countDown();
         }, "tidemark-host-shutdown"));
         System.out.println("tidemark host " + host.hostId() + " running: incarnation " + host.incarnation() +
-            " (stop with Ctrl-C or SIGTERM)");
+            (null == host.kafkaListener() ? "" : ", Kafka listener " + host.kafkaListener().advertised().host() +
+            ":" + host.kafkaListener().advertised().port()) + " (stop with Ctrl-C or SIGTERM)");
         System.out.flush();
         try
         {

@@ -491,6 +491,41 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         return endpoints;
     }
 
+    /**
+     * @return the Kafka listeners the hosts registered ({@code kafka.listener}): host id to advertised
+     *         {@code host:port}; hosts without one are absent.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be read.
+     */
+    public Map<Integer, String> kafkaListeners()
+    {
+        final Map<Integer, String> listeners = new java.util.TreeMap<>();
+        final String dir = root + "/" + KafkaGateway.KAFKA_BROKERS;
+        try
+        {
+            for (final String child : zk.getChildren().forPath(dir))
+            {
+                try
+                {
+                    listeners.put(Integer.parseInt(child), new String(zk.getData().forPath(dir + "/" + child),
+                        StandardCharsets.UTF_8));
+                }
+                catch (final KeeperException.NoNodeException | NumberFormatException ex)
+                {
+                    // gone meanwhile, or not a host's node
+                }
+            }
+        }
+        catch (final KeeperException.NoNodeException ex)
+        {
+            return listeners;
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot read the Kafka listeners under " + dir, ex);
+        }
+        return listeners;
+    }
+
     /** @return the incarnation a host is registered with, or -1 when it is not registered. */
     public long incarnationOf(final int hostId)
     {
