@@ -50,7 +50,7 @@ class ConsumerGroupTest
         kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
             .groupInitialRebalanceDelayMs(0));
         cluster.createTopic(TOPIC, PARTITIONS, 3);
-        assertTrue(cluster.awaitLeaders(TOPIC, 10_000));
+        assertTrue(cluster.awaitLeaders(TOPIC, 60_000));
     }
 
     @AfterAll

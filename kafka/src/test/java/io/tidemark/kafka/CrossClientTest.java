@@ -103,7 +103,7 @@ class CrossClientTest
     {
         final String topic = "from-tidemark";
         cluster.createTopic(topic, 1, 3);
-        assertTrue(cluster.awaitLeaders(topic, 10_000));
+        assertTrue(cluster.awaitLeaders(topic, 60_000));
         final List<Sample> samples = samples(42, 500);
         final ExpandableArrayBuffer headerBuffer = new ExpandableArrayBuffer();
         try (Producer producer = new Producer(cluster, new ProducerContext()))
@@ -173,7 +173,7 @@ class CrossClientTest
         {
             final String topic = "from-kafka-" + compression;
             cluster.createTopic(topic, 1, 3);
-            assertTrue(cluster.awaitLeaders(topic, 10_000));
+            assertTrue(cluster.awaitLeaders(topic, 60_000));
             final List<Sample> samples = samples(7, 500);
             final Properties props = ClientProps.producer(kafka.bootstrapServers(), "all", true);
             props.put("key.serializer", ByteArraySerializer.class.getName());

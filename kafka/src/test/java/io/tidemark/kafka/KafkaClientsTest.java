@@ -60,7 +60,7 @@ class KafkaClientsTest
     {
         final String topic = "t-acks-" + acks + "-" + idempotent;
         cluster.createTopic(topic, 3, 3);
-        assertTrue(cluster.awaitLeaders(topic, 10_000));
+        assertTrue(cluster.awaitLeaders(topic, 60_000));
         final int count = 3_000;
         final List<Future<RecordMetadata>> sent = new ArrayList<>();
         final Set<String> acknowledged = new HashSet<>();
@@ -88,7 +88,7 @@ class KafkaClientsTest
             final io.tidemark.replication.TopicPartition tp = new io.tidemark.replication.TopicPartition(topic, p);
             try (io.tidemark.replication.PartitionReader reader = cluster.openReader(tp))
             {
-                assertTrue(cluster.await(() -> reader.highWatermark() == reader.logEndOffset(), 10_000));
+                assertTrue(cluster.await(() -> reader.highWatermark() == reader.logEndOffset(), 60_000));
                 logEnd += reader.highWatermark();
             }
         }

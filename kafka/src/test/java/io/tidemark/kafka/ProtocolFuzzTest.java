@@ -225,7 +225,7 @@ class ProtocolFuzzTest
         }
 
         cluster.createTopic("after-fuzz", 1, 3);
-        assertTrue(cluster.awaitLeaders("after-fuzz", 10_000));
+        assertTrue(cluster.awaitLeaders("after-fuzz", 60_000));
         try (KafkaProducer<String, String> producer = new KafkaProducer<>(
             ClientProps.producer(kafka.bootstrapServers(), "all", true)))
         {
