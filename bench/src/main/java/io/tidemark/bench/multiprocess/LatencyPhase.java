@@ -1,13 +1,5 @@
 package io.tidemark.bench.multiprocess;
 
-import io.tidemark.client.Producer;
-import io.tidemark.client.ProducerContext;
-import io.tidemark.client.ProducerException;
-import io.tidemark.client.ProducerRecord;
-import io.tidemark.client.SendCallback;
-import io.tidemark.host.TidemarkClient;
-import io.tidemark.replication.Acks;
-import io.tidemark.replication.TopicPartition;
 import org.HdrHistogram.Histogram;
 import org.HdrHistogram.Recorder;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -20,18 +12,18 @@ import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Latency of one acks mode at a fixed rate, open loop: record {@code i} is due at {@code start + i / rate}, one
- * pacing thread sends each with {@link Producer#sendAsync} at (or after) its due time, and its latency is from the
- * due time to its send's completion, recorded in an HdrHistogram {@link Recorder}. A stall therefore delays the
- * records behind it and they count it: coordinated omission corrected, as in the harness's open loop. Records due in
- * the warm-up are sent but not recorded.
+ * Latency of one cell at a fixed rate, open loop: record {@code i} is due at {@code start + i / rate}, one pacing
+ * thread sends each at (or after) its due time, and its latency is from the due time to its send's completion,
+ * recorded in an HdrHistogram {@link Recorder}. A stall therefore delays the records behind it and they count it:
+ * coordinated omission corrected, as in the harness's open loop. Records due in the warm-up are sent but not
+ * recorded.
  * <p>
- * The pacing thread parks until a record is due instead of spinning, so that the two cores are left to the hosts;
- * its lateness (tens of microseconds, reported as {@link LatencyResult#maxSendLagNs()}) is inside the measured
- * latency. Each in-flight record's callback is one of {@value #RING} preallocated objects, reused round-robin: no
- * allocation per record. For acks=0 the completion is the hand-off to the leader (which never answers).
+ * The pacing thread parks until a record is due instead of spinning, so that the two cores are left to the servers;
+ * its lateness (reported as {@link CellResult#maxSendLagNs()}) is inside the measured latency. Each in-flight
+ * record's completion is one of {@value #RING} preallocated objects, reused round-robin. For acks=0 the completion
+ * is the hand-off to the leader (which never answers).
  * <p>
- * The acknowledged records are then read back from their leaders ({@link ReadBack}).
+ * The acknowledged records are then read back from their leaders where the target can ({@link ReadBack}).
  * <p>
  * One use: build, {@link #run}, discard.
  */
@@ -44,19 +36,20 @@ final class LatencyPhase
     private static final long SPIN_NANOS = TimeUnit.MICROSECONDS.toNanos(10);
     private static final long DRAIN_TIMEOUT_MS = 60_000;
     private static final long JOIN_TIMEOUT_MS = 10_000;
-    private static final long READ_BACK_TIMEOUT_MS = 60_000;
 
-    private final TidemarkClient client;
+    private final LoadTarget target;
     private final MultiProcessPlan plan;
     private final String topic;
+    private final int partitions;
     private final int acks;
     private final int tag;
+    private final long windowMs;
     private final int scheduled;
     private final long[] offsets;
     private final int[] partitionOf;
     private final ScheduledSend[] slots = new ScheduledSend[RING];
     private final Recorder latency = new Recorder(3);
-    private final LongAdder acknowledged = new LongAdder();
+    private final LongAdder inWindow = new LongAdder();
     private final SendErrors errors = new SendErrors();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile long windowStart = Long.MAX_VALUE;
@@ -64,22 +57,17 @@ final class LatencyPhase
     private volatile long sent;
     private volatile long maxSendLagNs;
 
-    /**
-     * @param client the cluster's client.
-     * @param plan   the run's settings.
-     * @param topic  the topic.
-     * @param acks   the acks mode.
-     * @param tag    this phase's record tag ({@link RecordValues}).
-     */
-    LatencyPhase(final TidemarkClient client, final MultiProcessPlan plan, final String topic, final int acks,
-        final int tag)
+    LatencyPhase(final LoadTarget target, final MultiProcessPlan plan, final String topic, final int partitions,
+        final int acks, final int tag, final long windowMs)
     {
-        this.client = client;
+        this.target = target;
         this.plan = plan;
         this.topic = topic;
+        this.partitions = partitions;
         this.acks = acks;
         this.tag = tag;
-        this.scheduled = plan.latencyRecords();
+        this.windowMs = windowMs;
+        this.scheduled = plan.latencyRecords(windowMs);
         this.offsets = new long[scheduled];
         this.partitionOf = new int[scheduled];
         Arrays.fill(offsets, -1);
@@ -90,32 +78,43 @@ final class LatencyPhase
     }
 
     /**
-     * Send at the plan's rate for its warm-up and latency window, wait for the records in flight, read them back.
+     * Send at the plan's rate for its warm-up and the window, wait for the records in flight, read them back.
      *
-     * @param watch watches the cluster meanwhile (its failure ends the phase and is thrown).
-     * @param run   the round, for the result.
+     * @param watch  watches the cluster meanwhile (its failure ends the phase and is thrown).
+     * @param run    the round, for the result.
+     * @param during called at the window's start and end (a profiler), or null.
      * @return the measures.
      */
-    LatencyResult run(final ClusterWatch watch, final int run)
+    CellResult run(final ClusterWatch watch, final int run, final ThroughputPhase.Window during)
     {
-        final ProducerContext ctx = new ProducerContext()
-            .acks(acks)
-            .batchSize(plan.batchSize())
-            .lingerMs(plan.latencyLingerMs())
-            .bufferMemory(plan.bufferMemory())
-            .errorHandler((t) -> failure.compareAndSet(null, t));
+        final CpuMeter cpu = new CpuMeter(target.servers());
         watch.begin();
-        final Producer producer = new Producer(client, ctx);
+        final LoadProducer producer = target.producer(topic, new ProducerSettings(acks, plan.batchSize(),
+            plan.latencyLingerMs(), plan.bufferMemory()));
         final long start = System.nanoTime() + START_DELAY_NANOS;
         windowStart = start + TimeUnit.MILLISECONDS.toNanos(plan.warmupMs());
-        final long end = windowStart + TimeUnit.MILLISECONDS.toNanos(plan.latencyMs());
+        final long end = windowStart + TimeUnit.MILLISECONDS.toNanos(windowMs);
         final Thread pacer = new Thread(() -> pace(producer, start), "bench-multiprocess-pacer");
         pacer.setDaemon(true);
         boolean finished = false;
+        CpuMeter.Usage usage = CpuMeter.Usage.none();
+        final String phase = target.name() + " acks=" + io.tidemark.replication.Acks.describe(acks) +
+            " partitions=" + partitions + " at " + plan.rate() + " records/s";
         try
         {
             pacer.start();
-            watch.sampleUntil(end, "acks=" + Acks.describe(acks) + " latency at " + plan.rate() + " records/s");
+            watch.sampleUntil(windowStart, phase);
+            cpu.begin();
+            if (null != during)
+            {
+                during.begin();
+            }
+            watch.sampleUntil(end, phase);
+            usage = cpu.end();
+            if (null != during)
+            {
+                during.end();
+            }
             ThroughputPhase.joinAll(List.of(pacer), JOIN_TIMEOUT_MS);
             finished = true;
         }
@@ -126,18 +125,18 @@ final class LatencyPhase
             ThroughputPhase.joinAll(List.of(pacer), JOIN_TIMEOUT_MS);
         }
         final Histogram histogram = latency.getIntervalHistogram();
-        final ReadBack.Outcome readBack = acks == Acks.NONE ? ReadBack.Outcome.notApplicable() :
-            ReadBack.verify(client, topic, plan.partitions(), plan.recordSize(), tag, offsets, partitionOf,
-                READ_BACK_TIMEOUT_MS);
+        final ReadBack.Outcome readBack = acks == 0 ? ReadBack.Outcome.notApplicable() :
+            target.readBack(topic, partitions, plan.recordSize(), tag, offsets, partitionOf);
         final Throwable t = failure.get();
-        return new LatencyResult(acks, run, histogram, scheduled, sent, acknowledged.sum(), errors.total(),
-            errors.byCode(), errors.first(), maxSendLagNs, readBack, null == t ? null : t.toString(), watch.end());
+        return new CellResult(target.name(), CellResult.RATE, acks, partitions, run,
+            inWindow.sum() / (windowMs / 1_000.0), inWindow.sum(), histogram, usage, scheduled, sent,
+            errors.total(), errors.byCode(), errors.first(), maxSendLagNs, readBack, null == t ? null : t.toString(),
+            watch.end());
     }
 
-    private void pace(final Producer producer, final long start)
+    private void pace(final LoadProducer producer, final long start)
     {
         final UnsafeBuffer value = RecordValues.filled(plan.recordSize());
-        final ProducerRecord record = new ProducerRecord().topic(topic).value(value, 0, plan.recordSize());
         final double periodNanos = 1e9 / plan.rate();
         long lag = 0;
         try
@@ -158,7 +157,7 @@ final class LatencyPhase
                 slot.arm(sequence, due);
                 value.putLong(0, RecordValues.id(tag, 0, sequence), RecordValues.ORDER);
                 lag = Math.max(lag, System.nanoTime() - due);
-                producer.sendAsync(record, slot);
+                producer.send(value, plan.recordSize(), slot);
                 sent = sequence + 1L;
             }
         }
@@ -191,8 +190,8 @@ final class LatencyPhase
         }
     }
 
-    /** The callback of one in-flight record: which record, and when it was due. */
-    private final class ScheduledSend implements SendCallback
+    /** The completion of one in-flight record: which record, and when it was due. */
+    private final class ScheduledSend extends LoadProducer.Completion
     {
         private int sequence;
         private long due;
@@ -206,25 +205,25 @@ final class LatencyPhase
         }
 
         @Override
-        public void onCompletion(final TopicPartition partition, final long offset, final ProducerException error)
+        void onCompletion(final int partition, final long offset, final String errorCode, final String message)
         {
             final long now = System.nanoTime();
-            if (null == error)
+            if (null == errorCode)
             {
-                acknowledged.increment();
                 if (offset >= 0)
                 {
                     offsets[sequence] = offset;
-                    partitionOf[sequence] = partition.partition();
+                    partitionOf[sequence] = partition;
                 }
                 if (due >= windowStart)
                 {
                     latency.recordValue(Math.max(0, now - due));
+                    inWindow.increment();
                 }
             }
             else
             {
-                errors.add(error);
+                errors.add(errorCode, message);
             }
             pending = false;
         }

@@ -6,8 +6,6 @@ import io.tidemark.host.TidemarkClient;
 import io.tidemark.replication.PartitionState;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperStoreException;
-import org.apache.curator.test.InstanceSpec;
-import org.apache.curator.test.TestingServer;
 
 import java.io.IOException;
 import java.io.OutputStream;
@@ -30,10 +28,11 @@ import java.util.concurrent.locks.LockSupport;
 
 /**
  * Three replica hosts, each in a JVM of its own ({@link HostProcess}) on a loopback UDP endpoint, with a ZooKeeper
- * server inside this JVM and a {@link TidemarkClient} in this JVM that the bench produces through.
+ * server in a JVM of its own ({@link ZooKeeperProcess}) and a {@link TidemarkClient} in this JVM that the bench
+ * produces through.
  * <p>
- * The ZooKeeper server is curator-test's {@link TestingServer}: the bench brings its own, so that running it needs no
- * ZooKeeper installed. The run's directory holds the ZooKeeper data, each host's configuration file
+ * The ZooKeeper server is ZooKeeper's own, from the bench's class path: running it needs no ZooKeeper installed.
+ * The run's directory holds the ZooKeeper data, each host's configuration file
  * ({@code host-N.properties}), output ({@code host-N.log}) and replica logs ({@code host-N/}).
  * <p>
  * <b>No JVM left behind.</b> {@link #close()} stops the hosts (SIGTERM, then SIGKILL after the stop timeout), then
@@ -58,13 +57,15 @@ final class LoopbackCluster implements AutoCloseable
     private final MultiProcessPlan plan;
     private final Path logCopies;
     private final String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
-    private final TestingServer zooKeeper;
+    private final ZooKeeperProcess zooKeeper;
     private final List<String> endpoints = new ArrayList<>();
     private final HostProcess[] hosts = new HostProcess[HOSTS];
     private final HostProcess.Stop[] stops = new HostProcess.Stop[HOSTS];
     private final Thread shutdownHook;
     private volatile TidemarkClient client;
     private volatile boolean inShutdownHook;
+    /** Set while a fault drill has ZooKeeper stopped on purpose. */
+    volatile boolean zooKeeperStopped;
     private boolean closed;
 
     private LoopbackCluster(final Path dir, final MultiProcessPlan plan, final Path logCopies) throws Exception
@@ -76,8 +77,8 @@ final class LoopbackCluster implements AutoCloseable
         {
             endpoints.add("127.0.0.1:" + freeUdpPort());
         }
-        this.zooKeeper = new TestingServer(new InstanceSpec(dir.resolve("zookeeper").toFile(), -1, -1, -1, true, -1,
-            -1, -1), true);
+        this.zooKeeper = new ZooKeeperProcess(dir.resolve("zookeeper"), dir.resolve("zookeeper.log"),
+            plan.hostClasspath());
         this.shutdownHook = new Thread(() ->
         {
             inShutdownHook = true;
@@ -87,7 +88,7 @@ final class LoopbackCluster implements AutoCloseable
     }
 
     /**
-     * Start ZooKeeper in this JVM and register the shutdown hook; {@link #start} starts the hosts.
+     * Register the shutdown hook; {@link #start} starts ZooKeeper and the hosts.
      *
      * @param dir       the run's directory (created).
      * @param plan      the run's settings.
@@ -108,7 +109,8 @@ final class LoopbackCluster implements AutoCloseable
      */
     void start(final PrintWriter out) throws IOException
     {
-        out.println("tidemark-bench: ZooKeeper at " + zooKeeper.getConnectString() + "; starting " + HOSTS +
+        zooKeeper.start(plan.startTimeoutMs());
+        out.println("tidemark-bench: ZooKeeper at " + zooKeeper.connectString() + "; starting " + HOSTS +
             " host JVMs on " + endpoints);
         out.flush();
         for (int id = 0; id < HOSTS; id++)
@@ -133,7 +135,7 @@ final class LoopbackCluster implements AutoCloseable
     {
         final Properties p = new Properties();
         p.setProperty("cluster.id", CLUSTER_ID);
-        p.setProperty("zookeeper.connect", zooKeeper.getConnectString());
+        p.setProperty("zookeeper.connect", zooKeeper.connectString());
         p.setProperty("zookeeper.root", ROOT);
         p.setProperty("zookeeper.user", USER);
         p.setProperty("zookeeper.password", password);
@@ -208,6 +210,10 @@ final class LoopbackCluster implements AutoCloseable
      */
     void checkHostsAlive(final String phase)
     {
+        if (zooKeeper.pid() >= 0 && !zooKeeper.isAlive() && !zooKeeperStopped)
+        {
+            throw new IllegalStateException("ZooKeeper exited during " + phase);
+        }
         for (final HostProcess host : hosts)
         {
             if (null != host && !host.isAlive())
@@ -227,7 +233,19 @@ final class LoopbackCluster implements AutoCloseable
     /** @return the ZooKeeper server's connect string. */
     String zooKeeperConnect()
     {
-        return zooKeeper.getConnectString();
+        return zooKeeper.connectString();
+    }
+
+    /** @return the ZooKeeper server's process. */
+    ZooKeeperProcess zooKeeper()
+    {
+        return zooKeeper;
+    }
+
+    /** @return the host processes, by host id (null entries before {@link #start}). */
+    List<HostProcess> hosts()
+    {
+        return Arrays.asList(hosts.clone());
     }
 
     /** @return each host's {@code address:port}, by host id. */
@@ -243,14 +261,14 @@ final class LoopbackCluster implements AutoCloseable
     }
 
     /**
-     * Wait until every partition of a topic has a leader and all {@link #HOSTS} replicas in its ISR.
+     * Wait until every one of a topic's {@code partitions} has a leader and all {@link #HOSTS} replicas in its ISR.
      *
      * @return whether that happened within {@code timeoutMs}.
      */
-    boolean awaitFullIsr(final String topic, final long timeoutMs)
+    boolean awaitFullIsr(final String topic, final int partitions, final long timeoutMs)
     {
         final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
-        while (!fullIsr(topic))
+        while (!fullIsr(topic, partitions))
         {
             checkHostsAlive("waiting for the ISR");
             if (System.nanoTime() - deadline > 0)
@@ -262,10 +280,10 @@ final class LoopbackCluster implements AutoCloseable
         return true;
     }
 
-    private boolean fullIsr(final String topic)
+    private boolean fullIsr(final String topic, final int partitions)
     {
         final List<PartitionState> states = client.partitions(topic);
-        if (states.size() < plan.partitions())
+        if (states.size() < Math.max(1, partitions))
         {
             return false;
         }
@@ -365,14 +383,7 @@ final class LoopbackCluster implements AutoCloseable
 
     private void closeZooKeeper()
     {
-        try
-        {
-            zooKeeper.close();
-        }
-        catch (final IOException ex)
-        {
-            System.err.println("tidemark-bench: closing ZooKeeper: " + ex);
-        }
+        zooKeeper.stop(false, plan.stopTimeoutMs());
     }
 
     private void copyLogs()
@@ -386,6 +397,10 @@ final class LoopbackCluster implements AutoCloseable
                 {
                     copyCapped(host.log(), logCopies.resolve(host.log().getFileName()));
                 }
+            }
+            if (Files.exists(dir.resolve("zookeeper.log")))
+            {
+                copyCapped(dir.resolve("zookeeper.log"), logCopies.resolve("zookeeper.log"));
             }
         }
         catch (final IOException ex)

@@ -17,9 +17,9 @@ import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * {@code tidemark-bench multiprocess}: the acks sweep on three replica hosts, each in its own JVM on loopback, with
- * ZooKeeper inside the bench JVM ({@link MultiProcessBench}). Every parameter is an option; the defaults take about
- * three minutes on 2 cores.
+ * {@code tidemark-bench multiprocess}: Tidemark's three host processes beside a real three-broker Kafka on this
+ * machine, the same cells for both ({@link MultiProcessBench}). Every parameter is an option; the defaults take
+ * about twenty minutes on 2 cores.
  * <p>
  * picocli builds one instance per execution; not thread-safe.
  */
@@ -27,12 +27,15 @@ import java.util.concurrent.Callable;
     name = "multiprocess",
     mixinStandardHelpOptions = true,
     description = {
-        "Three replica hosts, each its own JVM (io.tidemark.host.HostMain from this jar) on loopback Aeron UDP, " +
-            "ZooKeeper inside this JVM (nothing to install), one topic with RF=3 and min.insync.replicas=2; for " +
-            "each acks mode: saturated throughput (async producer, batching) and latency at a fixed rate, open " +
-            "loop (coordinated omission corrected), the acknowledged records of the latency phase read back. " +
-            "Writes perf-results/<date>_multiprocess-<sha>/ with the issue's Kafka figures beside the results. " +
-            "About three minutes on 2 cores with the defaults."})
+        "Tidemark across processes beside a real Kafka, in one invocation, one at a time: a real Apache Kafka " +
+            "(3 KRaft nodes, each a JVM of its own from the Kafka server jars that module kafka-peer collects) " +
+            "and Tidemark (3 host JVMs, io.tidemark.host.HostMain from this jar, on loopback Aeron UDP, with a " +
+            "ZooKeeper JVM), RF=3, min.insync.replicas=2, produced to from this JVM with the same settings " +
+            "(KafkaProducer / Tidemark's Producer). Cells: acks x partitions, each saturated and at a fixed rate " +
+            "(open loop, coordinated omission corrected); one-at-a-time round trips at linger 0; an idle window " +
+            "with every server process's CPU; JFR and per-thread CPU profiles of every server (idle, fixed rate, " +
+            "saturated). Writes perf-results/<date>_multiprocess-<sha>/ with the ratios and the issue's goals. " +
+            "About 20 minutes on 2 cores with the defaults."})
 public final class MultiProcessCommand implements Callable<Integer>
 {
     @Spec
@@ -50,9 +53,32 @@ public final class MultiProcessCommand implements Callable<Integer>
     @Option(names = "--keep-data", description = "Keep the cluster's directory at the end.")
     boolean keepData;
 
-    @Option(names = "--acks", split = ",", paramLabel = "LIST", defaultValue = "0,1,2,all",
+    @Option(names = "--targets", split = ",", paramLabel = "LIST", defaultValue = "kafka,tidemark",
+        description = "Systems to run, in order: kafka, tidemark (default: ${DEFAULT-VALUE}).")
+    List<String> targets = new ArrayList<>();
+
+    @Option(names = "--acks", split = ",", paramLabel = "LIST", defaultValue = "0,1,all",
         description = "Acks modes, in order (default: ${DEFAULT-VALUE}).")
     List<String> acks = new ArrayList<>();
+
+    @Option(names = "--round-trip-duration", paramLabel = "TIME", defaultValue = "10s", converter = Durations.class,
+        description = "Window of the one-at-a-time round trips (linger 0, acks=all, 1 partition); 0 to skip " +
+            "(default: ${DEFAULT-VALUE}).")
+    long roundTripMs;
+
+    @Option(names = "--idle", paramLabel = "TIME", defaultValue = "60s", converter = Durations.class,
+        description = "Idle window: every server process's CPU with nothing sent; 0 to skip (default: " +
+            "${DEFAULT-VALUE}).")
+    long idleMs;
+
+    @Option(names = "--profile", paramLabel = "TIME", defaultValue = "10s", converter = Durations.class,
+        description = "Window of each profiled phase (JFR and per-thread CPU of every server process: idle, fixed " +
+            "rate, saturated, acks=all, first partition count); 0 to skip (default: ${DEFAULT-VALUE}).")
+    long profileMs;
+
+    @Option(names = "--kafka-lib", paramLabel = "DIR",
+        description = "The Kafka server's jars (default: kafka-peer/target/lib of this build).")
+    Path kafkaLib;
 
     @Option(names = "--jit-warmup", paramLabel = "TIME", defaultValue = "5s", converter = Durations.class,
         description = "Unreported saturated run (acks=1) first, 0 to skip (default: ${DEFAULT-VALUE}).")
@@ -78,9 +104,9 @@ public final class MultiProcessCommand implements Callable<Integer>
         description = "Value bytes per record (default: ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--partitions", paramLabel = "N", defaultValue = "1",
-        description = "Partitions of the topic (default: ${DEFAULT-VALUE}).")
-    int partitions;
+    @Option(names = "--partitions", split = ",", paramLabel = "LIST", defaultValue = "1,4,16",
+        description = "Partition counts, a topic each (default: ${DEFAULT-VALUE}).")
+    List<Integer> partitions = new ArrayList<>();
 
     @Option(names = "--producers", paramLabel = "N", defaultValue = "1",
         description = "Sending threads of the saturated phases, sharing one producer (default: ${DEFAULT-VALUE}).")
@@ -120,7 +146,7 @@ public final class MultiProcessCommand implements Callable<Integer>
         description = "Class path of the host JVMs (default: this JVM's, i.e. the bench jar).")
     String hostClasspath;
 
-    @Option(names = "--start-timeout", paramLabel = "TIME", defaultValue = "90s", converter = Durations.class,
+    @Option(names = "--start-timeout", paramLabel = "TIME", defaultValue = "180s", converter = Durations.class,
         description = "Longest wait for the hosts to register and for the topic (default: ${DEFAULT-VALUE}).")
     long startTimeoutMs;
 
@@ -145,12 +171,12 @@ public final class MultiProcessCommand implements Callable<Integer>
             {
                 modes.add(MultiProcessPlan.parseAcks(a));
             }
-            plan = new MultiProcessPlan(List.copyOf(modes), jitWarmupMs, warmupMs, throughputMs, latencyMs, rate,
-                size, partitions, producers, minInsync, batchSize, lingerMs, latencyLingerMs, bufferMemory, runs,
-                Map.copyOf(hostProperties),
+            plan = new MultiProcessPlan(List.copyOf(targets), List.copyOf(modes), List.copyOf(partitions),
+                jitWarmupMs, warmupMs, throughputMs, latencyMs, rate, roundTripMs, idleMs, profileMs, size, producers,
+                minInsync, batchSize, lingerMs, latencyLingerMs, bufferMemory, runs, Map.copyOf(hostProperties),
                 null == dir ? Path.of(System.getProperty("java.io.tmpdir")) : dir, keepData,
-                null == hostClasspath ? classpathOfThisJvm() : hostClasspath, startTimeoutMs, stopTimeoutMs,
-                settleTimeoutMs)
+                null == hostClasspath ? classpathOfThisJvm() : hostClasspath, kafkaLib, startTimeoutMs,
+                stopTimeoutMs, settleTimeoutMs)
                 .validate();
         }
         catch (final IllegalArgumentException ex)

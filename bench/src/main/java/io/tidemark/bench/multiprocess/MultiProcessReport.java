@@ -1,7 +1,6 @@
 package io.tidemark.bench.multiprocess;
 
 import io.tidemark.bench.JvmFlags;
-import io.tidemark.bench.report.Charts;
 import io.tidemark.bench.report.Environment;
 import io.tidemark.bench.report.HarnessReport;
 import io.tidemark.bench.report.JsonWriter;
@@ -15,50 +14,122 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
- * Writes a multiprocess run's report into its directory: one {@code .hgrm} file per acks mode (the latency of every
- * run's window, in microseconds), {@value #JSON_FILE}, {@value PerfRun#SUMMARY_FILE} ({@link SummaryMarkdown}),
- * {@value PerfRun#ENV_FILE} (the machine, as the harness describes it, with the host JVMs' command line) and two
- * charts under {@value #CHARTS_DIR}/. The host logs are already in {@code hosts/} ({@link LoopbackCluster#close()}).
+ * Writes a multiprocess run's report into its directory: {@value PerfRun#SUMMARY_FILE} (the side-by-side tables, the
+ * issue's goals with the measured ratios, every run's cells, setup and method), {@value #JSON_FILE}, one
+ * {@code .hgrm} file per latency cell and target under {@value #HGRM_DIR}/ (every run's window together, in
+ * microseconds), {@value PerfRun#ENV_FILE}; the server logs are already in {@code hosts/} and the profile summaries
+ * in {@code profiles/}.
  */
 final class MultiProcessReport
 {
     /** The machine-readable summary. */
     static final String JSON_FILE = "summary.json";
-    /** Where the charts go. */
-    static final String CHARTS_DIR = "charts";
-    /** The percentiles reported, by name. */
-    static final Map<String, Double> PERCENTILES = percentiles();
+    /** Where the histograms go. */
+    static final String HGRM_DIR = "hgrm";
+    private static final String KAFKA = "kafka";
+    private static final String TIDEMARK = "tidemark";
 
     private final Path dir;
-    private final MultiProcessOutcome outcome;
-    private final List<String> chartFiles = new ArrayList<>();
-    private final List<String> chartProblems = new ArrayList<>();
+    private final MultiProcessPlan plan;
+    private final List<CellResult> cells;
+    private final Map<String, MultiProcessBench.Idle> idle;
+    private final Map<String, String> descriptions;
+    private final Map<String, List<String>> stops;
+    private final Map<String, List<String>> profiles;
+    private final List<String> runProblems;
+    private final List<String> notes;
+    private final double wallSeconds;
 
-    /**
-     * @param dir     the report directory.
-     * @param outcome what the run produced.
-     */
-    MultiProcessReport(final Path dir, final MultiProcessOutcome outcome)
+    MultiProcessReport(final Path dir, final MultiProcessPlan plan, final List<CellResult> cells,
+        final Map<String, MultiProcessBench.Idle> idle, final Map<String, String> descriptions,
+        final Map<String, List<String>> stops, final Map<String, List<String>> profiles,
+        final List<String> runProblems, final List<String> notes, final double wallSeconds)
     {
         this.dir = dir;
-        this.outcome = outcome;
+        this.plan = plan;
+        this.cells = List.copyOf(cells);
+        this.idle = idle;
+        this.descriptions = descriptions;
+        this.stops = stops;
+        this.profiles = profiles;
+        this.runProblems = List.copyOf(runProblems);
+        this.notes = List.copyOf(notes);
+        this.wallSeconds = wallSeconds;
     }
 
-    private static Map<String, Double> percentiles()
+    // ------------------------------------------------------------------------------------------------ aggregates
+
+    /** Every run of one cell of one target. */
+    private List<CellResult> runs(final String target, final String kind, final int acks, final int partitions)
     {
-        final Map<String, Double> p = new LinkedHashMap<>();
-        p.put("p50", 50.0);
-        p.put("p90", 90.0);
-        p.put("p99", 99.0);
-        p.put("p99.9", 99.9);
-        return p;
+        return cells.stream().filter((c) -> c.target().equals(target) && c.kind().equals(kind) &&
+            c.acks() == acks && c.partitions() == partitions).toList();
     }
+
+    private static double median(final double[] values)
+    {
+        final double[] v = Arrays.stream(values).filter((d) -> !Double.isNaN(d)).sorted().toArray();
+        if (v.length == 0)
+        {
+            return Double.NaN;
+        }
+        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
+    }
+
+    private double rps(final String target, final String kind, final int acks, final int partitions)
+    {
+        return median(runs(target, kind, acks, partitions).stream().mapToDouble(CellResult::recordsPerSecond)
+            .toArray());
+    }
+
+    private double cpuPerRecord(final String target, final String kind, final int acks, final int partitions)
+    {
+        return median(runs(target, kind, acks, partitions).stream().mapToDouble(CellResult::serverMicrosPerRecord)
+            .toArray());
+    }
+
+    private double spread(final String target, final String kind, final int acks, final int partitions)
+    {
+        final double[] v = runs(target, kind, acks, partitions).stream().mapToDouble(CellResult::recordsPerSecond)
+            .toArray();
+        if (v.length < 2)
+        {
+            return Double.NaN;
+        }
+        return (Arrays.stream(v).max().orElse(0) - Arrays.stream(v).min().orElse(0)) / median(v);
+    }
+
+    private Histogram latency(final String target, final String kind, final int acks, final int partitions)
+    {
+        final Histogram combined = new Histogram(3);
+        for (final CellResult c : runs(target, kind, acks, partitions))
+        {
+            if (null != c.latency())
+            {
+                combined.add(c.latency());
+            }
+        }
+        return combined;
+    }
+
+    private static double ms(final Histogram h, final double percentile)
+    {
+        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1e6;
+    }
+
+    private boolean has(final String target)
+    {
+        return cells.stream().anyMatch((c) -> c.target().equals(target)) || idle.containsKey(target);
+    }
+
+    // --------------------------------------------------------------------------------------------------- writing
 
     /**
      * Write everything.
@@ -68,30 +139,45 @@ final class MultiProcessReport
      */
     Path write(final Map<String, String> facts) throws IOException
     {
-        for (final AcksResult r : outcome.results())
-        {
-            if (!r.latency().isEmpty())
-            {
-                writeHgrm(hgrmName(r, outcome.plan().rate()), r.combinedLatency());
-            }
-        }
-        writeCharts();
+        writeHistograms();
         final String machine = writeEnvironment(facts);
         Files.writeString(dir.resolve(JSON_FILE), JsonWriter.write(json(facts)), StandardCharsets.UTF_8);
         final Path summary = dir.resolve(PerfRun.SUMMARY_FILE);
-        Files.writeString(summary, new SummaryMarkdown(outcome, facts, machine, chartFiles, chartProblems).render(),
-            StandardCharsets.UTF_8);
+        Files.writeString(summary, markdown(facts, machine), StandardCharsets.UTF_8);
         return summary;
     }
 
-    /** @return the .hgrm file name of an acks mode's latency. */
-    static String hgrmName(final AcksResult r, final long rate)
+    static String hgrmName(final String target, final String kind, final int acks, final int partitions)
     {
-        return "latency_acks-" + r.name() + "_" + rate + "rps.hgrm";
+        return HGRM_DIR + "/" + target + "_" + kind + "_acks-" + Acks.describe(acks) + "_p" + partitions + ".hgrm";
+    }
+
+    private void writeHistograms() throws IOException
+    {
+        for (final String target : plan.targets())
+        {
+            for (final int acks : plan.acks())
+            {
+                for (final int partitions : plan.partitions())
+                {
+                    final Histogram h = latency(target, CellResult.RATE, acks, partitions);
+                    if (h.getTotalCount() > 0)
+                    {
+                        writeHgrm(hgrmName(target, CellResult.RATE, acks, partitions), h);
+                    }
+                }
+            }
+            final Histogram rt = latency(target, CellResult.ROUND_TRIP, Acks.ALL, 1);
+            if (rt.getTotalCount() > 0)
+            {
+                writeHgrm(hgrmName(target, CellResult.ROUND_TRIP, Acks.ALL, 1), rt);
+            }
+        }
     }
 
     private void writeHgrm(final String name, final Histogram histogram) throws IOException
     {
+        Files.createDirectories(dir.resolve(HGRM_DIR));
         try (PrintStream out = new PrintStream(Files.newOutputStream(dir.resolve(name)), false,
             StandardCharsets.UTF_8))
         {
@@ -99,67 +185,16 @@ final class MultiProcessReport
         }
     }
 
-    private void writeCharts()
-    {
-        final Map<String, Double> bars = new LinkedHashMap<>();
-        final Map<String, Histogram> curves = new LinkedHashMap<>();
-        for (final AcksResult r : outcome.results())
-        {
-            if (!r.throughput().isEmpty())
-            {
-                bars.put("acks=" + r.name(), r.medianRecordsPerSecond());
-            }
-            curves.put("acks=" + r.name(), r.combinedLatency());
-        }
-        bars.put("Kafka acks=all *", KafkaReference.SATURATED_RECORDS_PER_SECOND);
-        chart("throughput_by_acks.png", (file) -> Charts.bars(file, "Saturated records/s, 3 host JVMs, RF=3, " +
-            outcome.plan().recordSize() + " B records (* Kafka: the issue's figure, not measured here)", "acks",
-            "records/s", bars));
-        chart("latency_by_acks.png", (file) -> Charts.percentiles(file, String.format(Locale.ROOT, "Latency at " +
-            "%,d records/s, open loop (coordinated omission corrected), 3 host JVMs, RF=3", outcome.plan().rate()),
-            curves));
-    }
-
-    /** Draws one chart. */
-    @FunctionalInterface
-    private interface ChartWriter
-    {
-        void write(Path file) throws IOException;
-    }
-
-    private void chart(final String name, final ChartWriter writer)
-    {
-        try
-        {
-            Files.createDirectories(dir.resolve(CHARTS_DIR));
-            writer.write(dir.resolve(CHARTS_DIR).resolve(name));
-            chartFiles.add(CHARTS_DIR + "/" + name);
-        }
-        catch (final IOException | RuntimeException | LinkageError ex)
-        {
-            chartProblems.add(name + ": " + ex);
-        }
-    }
-
-    /** @return the one-line machine description for the summary. */
     private String writeEnvironment(final Map<String, String> facts) throws IOException
     {
-        final String hostFlags = String.join(" ", JvmFlags.FORKED_JVM_ARGS) + " (the 3 host JVMs; no other flag)";
+        final String hostFlags = String.join(" ", JvmFlags.FORKED_JVM_ARGS) + " (the Tidemark host JVMs; no other " +
+            "flag)";
         final Map<String, String> env = Environment.describe(facts, List.of(hostFlags));
-        final MultiProcessOutcome.ClusterSetup setup = outcome.setup();
-        if (null != setup)
-        {
-            env.put("multiprocess.host.command", String.join(" ", setup.hostCommand()));
-            env.put("multiprocess.host.endpoints", String.join(", ", setup.endpoints()) + " (Aeron UDP, loopback)");
-            env.put("multiprocess.zookeeper", setup.zooKeeperConnect() + " (curator-test TestingServer in the " +
-                "bench JVM)");
-            env.put("multiprocess.cluster.dir", setup.runDirectory() + ": " +
-                Environment.fileSystem(outcome.plan().workDir()) + " (the replica logs live here)");
-        }
-        env.put("harness.jdk.internal.misc.exported", String.valueOf(Object.class.getModule().isExported(
-            "jdk.internal.misc", MultiProcessReport.class.getModule())));
+        descriptions.forEach((target, text) -> env.put("multiprocess." + target, text));
+        env.put("multiprocess.cluster.dir", plan.workDir() + ": " + Environment.fileSystem(plan.workDir()) +
+            " (the replica logs and Kafka's data live here)");
         env.put("note", "other processes (builds and test runs of other work) shared this machine during the run: " +
-            "see loadavg.start and loadavg.end; with 2 CPUs the bench JVM, the three host JVMs and anything else " +
+            "see loadavg.start and loadavg.end; with 2 CPUs the bench JVM, the server JVMs and anything else " +
             "compete for the same 2 CPUs");
         Files.writeString(dir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
         return env.get("cpu.model") + ", " + env.get("cpu.available.to.jvm") + " CPUs, " +
@@ -167,219 +202,435 @@ final class MultiProcessReport
             env.get("os") + " (details in " + PerfRun.ENV_FILE + ")";
     }
 
-    // ------------------------------------------------------------------------------------------------------- json
-
-    private Map<String, Object> json(final Map<String, String> facts)
-    {
-        final MultiProcessPlan plan = outcome.plan();
-        final Map<String, Object> root = new LinkedHashMap<>();
-        root.put("kind", ResultsDirectory.KIND);
-        root.put("allVerified", outcome.allVerified());
-        root.put("targets", List.of());
-        root.putAll(facts);
-        root.put("wallSeconds", outcome.wallSeconds());
-        root.put("settings", settingsJson(plan));
-        root.put("kafkaReference", kafkaJson());
-        final List<Object> acks = new ArrayList<>();
-        for (final AcksResult r : outcome.results())
-        {
-            acks.add(acksJson(r));
-        }
-        root.put("acks", acks);
-        root.put("hosts", hostsJson());
-        root.put("failure", outcome.failure());
-        root.put("problems", outcome.problems());
-        root.put("notes", outcome.notes());
-        root.put("charts", chartFiles);
-        return root;
-    }
-
-    private static Map<String, Object> settingsJson(final MultiProcessPlan plan)
-    {
-        final Map<String, Object> m = new LinkedHashMap<>();
-        m.put("hosts", LoopbackCluster.HOSTS);
-        m.put("replicationFactor", LoopbackCluster.HOSTS);
-        m.put("minInsyncReplicas", plan.minInsync());
-        m.put("partitions", plan.partitions());
-        m.put("recordBytes", plan.recordSize());
-        m.put("acks", plan.acks().stream().map(Acks::describe).toList());
-        m.put("runs", plan.runs());
-        m.put("jitWarmupMs", plan.jitWarmupMs());
-        m.put("warmupMs", plan.warmupMs());
-        m.put("throughputMs", plan.throughputMs());
-        m.put("latencyMs", plan.latencyMs());
-        m.put("latencyRate", plan.rate());
-        m.put("producerThreads", plan.producerThreads());
-        m.put("batchSize", plan.batchSize());
-        m.put("lingerMs", plan.lingerMs());
-        m.put("latencyLingerMs", plan.latencyLingerMs());
-        m.put("bufferMemory", plan.bufferMemory());
-        m.put("settleTimeoutMs", plan.settleTimeoutMs());
-        m.put("hostProperties", new LinkedHashMap<String, Object>(plan.hostProperties()));
-        return m;
-    }
-
-    private static Map<String, Object> kafkaJson()
-    {
-        final Map<String, Object> m = new LinkedHashMap<>();
-        m.put("source", KafkaReference.SOURCE);
-        m.put("acks", KafkaReference.ACKS);
-        m.put("saturatedRecordsPerSecond", KafkaReference.SATURATED_RECORDS_PER_SECOND);
-        m.put("p99Millis", KafkaReference.P99_MILLIS);
-        m.put("p99Rate", KafkaReference.P99_RATE);
-        return m;
-    }
-
-    private Map<String, Object> acksJson(final AcksResult r)
-    {
-        final MultiProcessPlan plan = outcome.plan();
-        final Map<String, Object> m = new LinkedHashMap<>();
-        m.put("acks", r.name());
-        final Map<String, Object> t = new LinkedHashMap<>();
-        t.put("medianRecordsPerSecond", r.medianRecordsPerSecond());
-        t.put("megabytesPerSecond", r.medianRecordsPerSecond() * plan.recordSize() / 1e6);
-        t.put("spread", r.spread());
-        t.put("vsKafkaAcksAll", KafkaReference.throughputRatio(r.medianRecordsPerSecond()));
-        t.put("runs", r.throughput().stream().map(MultiProcessReport::throughputRunJson).toList());
-        m.put("throughput", t);
-        final Map<String, Object> l = new LinkedHashMap<>(latencyJson(r.combinedLatency()));
-        l.put("rate", plan.rate());
-        l.put("unit", "microseconds, from each record's due time");
-        l.put("p99VsKafkaAcksAll", KafkaReference.latencyRatio(r.combinedLatency().getValueAtPercentile(99) / 1e6,
-            plan.rate()));
-        l.put("hgrm", r.latency().isEmpty() ? null : hgrmName(r, plan.rate()));
-        l.put("runs", r.latency().stream().map(MultiProcessReport::latencyRunJson).toList());
-        m.put("latency", l);
-        m.put("minIsr", r.minIsr());
-        m.put("leaderChanges", r.leaderChanges());
-        m.put("failedSends", r.failedSends());
-        m.put("clean", r.clean(plan.runs()));
-        return m;
-    }
-
-    private static Map<String, Object> latencyJson(final Histogram h)
-    {
-        final Map<String, Object> m = new LinkedHashMap<>();
-        PERCENTILES.forEach((name, p) -> m.put(name, h.getTotalCount() == 0 ? null : h.getValueAtPercentile(p) / 1e3));
-        m.put("max", h.getTotalCount() == 0 ? null : h.getMaxValue() / 1e3);
-        m.put("count", h.getTotalCount());
-        return m;
-    }
-
-    private static Map<String, Object> throughputRunJson(final ThroughputResult t)
-    {
-        final Map<String, Object> m = new LinkedHashMap<>();
-        m.put("run", t.run());
-        m.put("recordsPerSecond", t.recordsPerSecond());
-        m.put("windowRecords", t.windowRecords());
-        m.put("completed", t.completed());
-        m.put("failed", t.failed());
-        m.put("errors", new LinkedHashMap<String, Object>(t.errors()));
-        m.put("firstError", t.firstError());
-        m.put("failure", t.failure());
-        m.put("minIsr", t.cluster().minIsr());
-        m.put("leaderChanges", t.cluster().leaderChanges());
-        return m;
-    }
-
-    private static Map<String, Object> latencyRunJson(final LatencyResult l)
-    {
-        final Map<String, Object> m = new LinkedHashMap<>(latencyJson(l.latency()));
-        m.put("run", l.run());
-        m.put("scheduled", l.scheduled());
-        m.put("sent", l.sent());
-        m.put("acknowledged", l.acknowledged());
-        m.put("failed", l.failed());
-        m.put("errors", new LinkedHashMap<String, Object>(l.errors()));
-        m.put("firstError", l.firstError());
-        m.put("maxSendLagMicros", l.maxSendLagNs() / 1e3);
-        m.put("readBack", l.readBack().describe());
-        m.put("readBackOk", l.readBack().ok());
-        m.put("failure", l.failure());
-        m.put("minIsr", l.cluster().minIsr());
-        m.put("leaderChanges", l.cluster().leaderChanges());
-        return m;
-    }
-
-    private List<Object> hostsJson()
-    {
-        final List<Object> hosts = new ArrayList<>();
-        for (int id = 0; id < LoopbackCluster.HOSTS; id++)
-        {
-            final Map<String, Object> m = new LinkedHashMap<>();
-            m.put("id", id);
-            m.put("endpoint", null == outcome.setup() ? null : outcome.setup().endpoints().get(id));
-            final HostProcess.Stop stop = id < outcome.stops().size() ? outcome.stops().get(id) : null;
-            m.put("stop", null == stop ? null : stop.describe());
-            m.put("exitCode", null == stop ? null : stop.exitCode());
-            final HostProcess.LogSummary log = id < outcome.logs().size() ? outcome.logs().get(id) : null;
-            m.put("log", MultiProcessBench.HOSTS_DIR + "/host-" + id + ".log");
-            m.put("severeLines", null == log ? null : log.severe());
-            m.put("warningLines", null == log ? null : log.warnings());
-            m.put("firstProblems", null == log ? List.of() : log.first());
-            hosts.add(m);
-        }
-        return hosts;
-    }
-
-    // ---------------------------------------------------------------------------------------------------- console
-
-    /** @return a console line for a throughput phase. */
-    static String describe(final ThroughputResult t)
-    {
-        return String.format(Locale.ROOT, "  run %d acks=%-3s saturated: %,12.0f records/s%s (min ISR %d, %d leader " +
-            "changes)%s", t.run(), Acks.describe(t.acks()), t.recordsPerSecond(),
-            t.acks() == Acks.NONE ? " sent" : " acknowledged", t.cluster().minIsr(), t.cluster().leaderChanges(),
-            problemText(t.failed(), t.firstError(), t.failure()));
-    }
-
-    /** @return a console line for a latency phase. */
-    static String describe(final LatencyResult l, final long rate)
-    {
-        final Histogram h = l.latency();
-        return String.format(Locale.ROOT, "  run %d acks=%-3s at %,d records/s: p50 %s p90 %s p99 %s p99.9 %s max %s " +
-            "ms; read back: %s%s", l.run(), Acks.describe(l.acks()), rate, millis(h, 50), millis(h, 90),
-            millis(h, 99), millis(h, 99.9), millis(h, 100), l.readBack().ok() ? "ok" : l.readBack().describe(),
-            problemText(l.failed(), l.firstError(), l.failure()));
-    }
-
-    private static String problemText(final long failed, final String firstError, final String failure)
-    {
-        return (failed > 0 ? "; " + failed + " failed sends, the first: " + firstError : "") +
-            (null != failure ? "; FAILED: " + failure : "");
-    }
-
-    /** @return the final table for the console. */
-    static String consoleTable(final MultiProcessOutcome outcome)
-    {
-        final StringBuilder text = new StringBuilder();
-        text.append(String.format(Locale.ROOT, "%-6s %14s   %9s %9s %9s %9s %9s   (latency ms at %,d records/s)%n",
-            "acks", "records/s", "p50", "p90", "p99", "p99.9", "max", outcome.plan().rate()));
-        for (final AcksResult r : outcome.results())
-        {
-            final Histogram h = r.combinedLatency();
-            text.append(String.format(Locale.ROOT, "%-6s %,14.0f   %9s %9s %9s %9s %9s%n", r.name(),
-                r.medianRecordsPerSecond(), millis(h, 50), millis(h, 90), millis(h, 99), millis(h, 99.9),
-                millis(h, 100)));
-        }
-        text.append(String.format(Locale.ROOT, "Kafka, 3 brokers, acks=all (%s): ~%,.0f records/s, p99 ~%.0f ms at " +
-            "%,d records/s", KafkaReference.SOURCE, KafkaReference.SATURATED_RECORDS_PER_SECOND,
-            KafkaReference.P99_MILLIS, KafkaReference.P99_RATE));
-        return text.toString();
-    }
+    // ---------------------------------------------------------------------------------------------------- goals
 
     /**
-     * @param h          a histogram in nanoseconds.
-     * @param percentile the percentile; 100 for the maximum.
-     * @return the value in milliseconds, to three significant digits or so; "-" for an empty histogram.
+     * One of the issue's goals, with what this run measured.
+     *
+     * @param goal     the goal, in words.
+     * @param measured what was measured, in words.
+     * @param value    the measured ratio or value.
+     * @param met      whether it is met; null when it could not be measured in this run.
      */
-    static String millis(final Histogram h, final double percentile)
+    record Goal(String goal, String measured, double value, Boolean met)
     {
-        if (h.getTotalCount() == 0)
+    }
+
+    List<Goal> goals()
+    {
+        final List<Goal> goals = new ArrayList<>();
+        final boolean both = has(KAFKA) && has(TIDEMARK);
+        for (final int partitions : new int[]{ 1, 16 })
+        {
+            final double k = rps(KAFKA, CellResult.SATURATED, Acks.ALL, partitions);
+            final double t = rps(TIDEMARK, CellResult.SATURATED, Acks.ALL, partitions);
+            final double r = t / k;
+            goals.add(new Goal("acks=all saturated records/s, " + partitions + " partition(s): >= 3x Kafka's",
+                String.format(Locale.ROOT, "Tidemark %,.0f, Kafka %,.0f: %s", t, k, ratio(r)), r,
+                both && !Double.isNaN(r) ? r >= 3 : null));
+        }
+        final double kp99 = ms(latency(KAFKA, CellResult.RATE, Acks.ALL, 1), 99);
+        final double tp99 = ms(latency(TIDEMARK, CellResult.RATE, Acks.ALL, 1), 99);
+        goals.add(new Goal("acks=all p99 at " + String.format(Locale.ROOT, "%,d", plan.rate()) + " records/s, " +
+            "1 partition: <= 1/10 of Kafka's", String.format(Locale.ROOT, "Tidemark %.2f ms, Kafka %.2f ms: %s",
+            tp99, kp99, ratio(tp99 / kp99)), tp99 / kp99, both && !Double.isNaN(tp99 / kp99) ?
+            tp99 / kp99 <= 0.1 : null));
+        final double kc = cpuPerRecord(KAFKA, CellResult.SATURATED, Acks.ALL, 1);
+        final double tc = cpuPerRecord(TIDEMARK, CellResult.SATURATED, Acks.ALL, 1);
+        goals.add(new Goal("server CPU per record, acks=all saturated, 1 partition: <= 1/3 of Kafka's",
+            String.format(Locale.ROOT, "Tidemark %.2f us, Kafka %.2f us: %s", tc, kc, ratio(tc / kc)), tc / kc,
+            both && !Double.isNaN(tc / kc) ? tc / kc <= 1.0 / 3 : null));
+        final MultiProcessBench.Idle tIdle = idle.get(TIDEMARK);
+        final double idlePercent = null == tIdle ? Double.NaN : tIdle.usage().serverPercentOfCore();
+        goals.add(new Goal("idle 3-host cluster, all its processes together (ZooKeeper included): <= 3% of one " +
+            "core", String.format(Locale.ROOT, "%.2f%% of one core", idlePercent), idlePercent,
+            Double.isNaN(idlePercent) ? null : idlePercent <= 3));
+        final Histogram rt = latency(TIDEMARK, CellResult.ROUND_TRIP, Acks.ALL, 1);
+        final double rtP99 = rt.getTotalCount() == 0 ? Double.NaN : rt.getValueAtPercentile(99) / 1e3;
+        goals.add(new Goal("linger 0, acks=all, one-at-a-time round trip across processes: p99 < 250 us",
+            String.format(Locale.ROOT, "p99 %.0f us", rtP99), rtP99, Double.isNaN(rtP99) ? null : rtP99 < 250));
+        return goals;
+    }
+
+    private static String ratio(final double r)
+    {
+        if (Double.isNaN(r) || Double.isInfinite(r))
         {
             return "-";
         }
-        final double ms = (percentile >= 100 ? h.getMaxValue() : h.getValueAtPercentile(percentile)) / 1e6;
-        return String.format(Locale.ROOT, ms < 1 ? "%.3f" : ms < 100 ? "%.2f" : "%,.0f", ms);
+        return String.format(Locale.ROOT, r >= 10 ? "%.1fx" : r >= 0.1 ? "%.2fx" : "%.3fx", r);
+    }
+
+    // ------------------------------------------------------------------------------------------------- markdown
+
+    private String markdown(final Map<String, String> facts, final String machine)
+    {
+        final StringBuilder md = new StringBuilder();
+        md.append("# Tidemark across processes beside a real Kafka: 3 server JVMs each, RF=3, on one machine\n\n");
+        md.append("- Date: ").append(facts.get("date")).append('\n');
+        md.append("- Commit: ").append(facts.get("git")).append('\n');
+        md.append("- Command: `").append(facts.get("command")).append("`\n");
+        md.append("- Machine: ").append(machine).append('\n');
+        md.append(String.format(Locale.ROOT, "- Took: %.0f s%n", wallSeconds));
+        md.append("- Load average (1, 5, 15 min): ").append(facts.get("loadavg.start")).append(" at the start, ")
+            .append(facts.get("loadavg.end")).append(" at the end (other work shared this 2-core machine: compare " +
+            "the ratios, measured in the same run, more than the absolute numbers)\n");
+        final List<String> problems = problems();
+        md.append("- Outcome: ").append(problems.isEmpty() ? "clean: every phase ran, no send failed, every " +
+            "acknowledged record of Tidemark's fixed-rate phases was read back" : "**problems**: " +
+            String.join("; ", problems)).append("\n\n");
+        for (final Map.Entry<String, String> e : descriptions.entrySet())
+        {
+            md.append("- **").append(e.getKey()).append("**: ").append(e.getValue()).append('\n');
+        }
+        md.append('\n');
+
+        md.append("## The issue's goals, measured in this run\n\n| goal | measured | met |\n|---|---|---|\n");
+        for (final Goal g : goals())
+        {
+            md.append("| ").append(g.goal()).append(" | ").append(g.measured()).append(" | ")
+                .append(null == g.met() ? "not measured" : g.met() ? "yes" : "**no**").append(" |\n");
+        }
+        md.append('\n');
+
+        md.append("## Saturated throughput and server CPU per record\n\n");
+        md.append(String.format(Locale.ROOT, "Records/s completed inside a %d s window (median of %d run(s)), %d B " +
+            "values, batch.size=%d, linger.ms=%d, %d in flight; CPU: the server processes' (Kafka: 3 brokers; " +
+            "Tidemark: 3 hosts + ZooKeeper) user+system time over the window per record.%n%n",
+            plan.throughputMs() / 1000, plan.runs(), plan.recordSize(), plan.batchSize(), plan.lingerMs(),
+            ProducerSettings.MAX_IN_FLIGHT));
+        md.append("| partitions | acks | Kafka records/s | Tidemark records/s | Tidemark/Kafka | Kafka CPU us/record " +
+            "| Tidemark CPU us/record | Tidemark/Kafka |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        for (final int partitions : plan.partitions())
+        {
+            for (final int acks : plan.acks())
+            {
+                final double k = rps(KAFKA, CellResult.SATURATED, acks, partitions);
+                final double t = rps(TIDEMARK, CellResult.SATURATED, acks, partitions);
+                final double kc = cpuPerRecord(KAFKA, CellResult.SATURATED, acks, partitions);
+                final double tc = cpuPerRecord(TIDEMARK, CellResult.SATURATED, acks, partitions);
+                md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s |%n", partitions,
+                    Acks.describe(acks), count(k), count(t), ratio(t / k), decimal(kc), decimal(tc), ratio(tc / kc)));
+            }
+        }
+        md.append('\n');
+
+        md.append("## Latency at a fixed rate\n\n");
+        md.append(String.format(Locale.ROOT, "Open loop at %,d records/s: each record's latency from its scheduled " +
+            "send time to its acknowledgement (coordinated omission corrected), every run's %d s window together, " +
+            "milliseconds; linger.ms=%d. Ratio: Tidemark's p99 over Kafka's (below 1: Tidemark lower).%n%n",
+            plan.rate(), plan.latencyMs() / 1000, plan.latencyLingerMs()));
+        md.append("| partitions | acks | Kafka p50 | Kafka p99 | Kafka p99.9 | Tidemark p50 | Tidemark p99 | " +
+            "Tidemark p99.9 | p99 Tidemark/Kafka | Kafka CPU us/record | Tidemark CPU us/record |\n" +
+            "|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+        for (final int partitions : plan.partitions())
+        {
+            for (final int acks : plan.acks())
+            {
+                final Histogram k = latency(KAFKA, CellResult.RATE, acks, partitions);
+                final Histogram t = latency(TIDEMARK, CellResult.RATE, acks, partitions);
+                md.append(String.format(Locale.ROOT, "| %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |%n",
+                    partitions, Acks.describe(acks), decimal(ms(k, 50)), decimal(ms(k, 99)), decimal(ms(k, 99.9)),
+                    decimal(ms(t, 50)), decimal(ms(t, 99)), decimal(ms(t, 99.9)), ratio(ms(t, 99) / ms(k, 99)),
+                    decimal(cpuPerRecord(KAFKA, CellResult.RATE, acks, partitions)),
+                    decimal(cpuPerRecord(TIDEMARK, CellResult.RATE, acks, partitions))));
+            }
+        }
+        md.append('\n');
+
+        if (plan.roundTripMs() > 0)
+        {
+            md.append("## One record at a time, linger.ms=0, acks=all, 1 partition\n\n");
+            md.append("The bench's thread sends a record and waits for its acknowledgement before the next " +
+                "(synchronous send), microseconds from the send call to the acknowledgement.\n\n");
+            md.append("| target | round trips/s | p50 us | p90 us | p99 us | p99.9 us | max us |\n" +
+                "|---|---:|---:|---:|---:|---:|---:|\n");
+            for (final String target : plan.targets())
+            {
+                final Histogram h = latency(target, CellResult.ROUND_TRIP, Acks.ALL, 1);
+                md.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s | %s |%n", target,
+                    count(rps(target, CellResult.ROUND_TRIP, Acks.ALL, 1)), us(h, 50), us(h, 90), us(h, 99),
+                    us(h, 99.9), h.getTotalCount() == 0 ? "-" : count(h.getMaxValue() / 1e3)));
+            }
+            md.append('\n');
+        }
+
+        if (!idle.isEmpty())
+        {
+            md.append("## Idle cost\n\n");
+            md.append(String.format(Locale.ROOT, "%d s with nothing sent (the bench's client still connected), " +
+                "each server process's CPU (user+system, /proc) as a share of one core.%n%n", plan.idleMs() / 1000));
+            md.append("| target | together | each process |\n|---|---:|---|\n");
+            for (final Map.Entry<String, MultiProcessBench.Idle> e : idle.entrySet())
+            {
+                md.append(String.format(Locale.ROOT, "| %s | %.2f%% | %s |%n", e.getKey(),
+                    e.getValue().usage().serverPercentOfCore(), percentages(e.getValue().usage())));
+            }
+            md.append("\nBusiest threads while idle, per process (share of one core):\n\n");
+            for (final Map.Entry<String, MultiProcessBench.Idle> e : idle.entrySet())
+            {
+                final long wall = e.getValue().usage().wallNanos();
+                for (final Map.Entry<String, Map<String, Long>> server : e.getValue().byThread().entrySet())
+                {
+                    final List<String> top = new ArrayList<>();
+                    for (final Map.Entry<String, Long> t : server.getValue().entrySet())
+                    {
+                        if (top.size() == 6 || t.getValue() == 0)
+                        {
+                            break;
+                        }
+                        top.add(String.format(Locale.ROOT, "%s %.2f%%", t.getKey(), 100.0 * t.getValue() / wall));
+                    }
+                    md.append("- ").append(e.getKey()).append(' ').append(server.getKey()).append(": ")
+                        .append(top.isEmpty() ? "nothing measurable" : String.join(", ", top)).append('\n');
+                }
+            }
+            md.append('\n');
+        }
+
+        if (!profiles.isEmpty())
+        {
+            md.append("## Profiles\n\n");
+            profiles.forEach((target, files) -> files.forEach((f) -> md.append("- ").append(target).append(": [")
+                .append(f).append("](").append(f).append(")\n")));
+            md.append('\n');
+        }
+
+        md.append("## Every cell of every run\n\n");
+        md.append("| target | kind | partitions | acks | run | records/s | p50 ms | p99 ms | p99.9 ms | server CPU " +
+            "us/record | client CPU us/record | failed | min ISR | leader changes | read back |\n" +
+            "|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|\n");
+        for (final CellResult c : cells)
+        {
+            final Histogram h = c.latency();
+            md.append(String.format(Locale.ROOT, "| %s | %s | %d | %s | %d | %s | %s | %s | %s | %s | %s | %d | %s " +
+                "| %d | %s |%n", c.target(), c.kind(), c.partitions(), Acks.describe(c.acks()), c.run(),
+                count(c.recordsPerSecond()), null == h ? "-" : decimal(ms(h, 50)), null == h ? "-" :
+                decimal(ms(h, 99)), null == h ? "-" : decimal(ms(h, 99.9)), decimal(c.serverMicrosPerRecord()),
+                decimal(c.clientMicrosPerRecord()), c.failed(), c.cluster().minIsr() == Integer.MAX_VALUE ? "-" :
+                Integer.toString(c.cluster().minIsr()), c.cluster().leaderChanges(), null == c.readBack() ? "-" :
+                c.readBack().describe()));
+        }
+        md.append('\n');
+        for (final CellResult c : cells)
+        {
+            if (!c.clean())
+            {
+                md.append("- ").append(describe(c)).append(": ").append(null != c.failure() ? c.failure() :
+                    c.firstError()).append('\n');
+            }
+        }
+        if (!notes.isEmpty())
+        {
+            md.append("\nNotes:\n\n");
+            notes.forEach((n) -> md.append("- ").append(n).append('\n'));
+        }
+        md.append('\n');
+
+        md.append("## Servers\n\n");
+        stops.forEach((target, list) -> list.forEach((s) -> md.append("- ").append(target).append(' ').append(s)
+            .append('\n')));
+        md.append("\nServer logs are in `hosts/` (Tidemark's hosts and ZooKeeper; Kafka's brokers as " +
+            "`kafka-N.log`). Exit code 143 is the JVM's after SIGTERM once its shutdown hook closed it.\n\n");
+
+        md.append("## Method\n\n");
+        md.append("- **One target at a time.** Kafka's three brokers run, are measured and stop; then Tidemark's " +
+            "three hosts and ZooKeeper (in the next run the order is reversed). Never both at once: they would " +
+            "share the two cores. Each server is a JVM of its own on loopback; the producer is in the bench's JVM " +
+            "(Kafka's KafkaProducer, Tidemark's Producer over TidemarkClient) with the same settings: " +
+            "acks, batch.size, linger.ms, buffer.memory, 5 in flight, idempotence on for acks=all only, no " +
+            "compression, null keys (both producers spread null-key records over the partitions).\n");
+        md.append("- **Topics:** one per partition count, RF=3, min.insync.replicas=" + plan.minInsync() + ".\n");
+        md.append("- **Saturated:** " + plan.producerThreads() + " thread(s) send asynchronously in a loop (a full " +
+            "buffer.memory blocks); the measure is the records whose callback reported success inside the window. " +
+            "acks=0 counts records handed to the leader.\n");
+        md.append("- **Fixed rate:** one pacing thread sends record i at start + i/rate (parking between records); " +
+            "latency is from the due time to the callback, so a stall is charged to every record behind it. " +
+            "HdrHistogram, 3 significant digits; `.hgrm` files in microseconds.\n");
+        md.append("- **Server CPU per record:** user+system CPU time of the server processes over the window (from " +
+            "/proc/<pid>/stat) divided by the records completed in it. Tidemark's ZooKeeper is counted with its " +
+            "hosts. The client's (the bench JVM's) CPU is shown apart.\n");
+        md.append("- **Read back:** Tidemark's fixed-rate phases' acknowledged records are read back from their " +
+            "leaders at their acknowledged offsets with their bytes; Kafka's are not read back by this bench.\n");
+        md.append(String.format(Locale.ROOT, "- **Timing:** %d s JIT warm-up per target (acks=1, not reported); " +
+            "each phase a %d s warm-up, then its window.%n", plan.jitWarmupMs() / 1000, plan.warmupMs() / 1000));
+        return md.toString();
+    }
+
+    private static String count(final double v)
+    {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, "%,.0f", v);
+    }
+
+    private static String decimal(final double v)
+    {
+        return Double.isNaN(v) ? "-" : String.format(Locale.ROOT, v >= 100 ? "%.0f" : "%.2f", v);
+    }
+
+    private static String us(final Histogram h, final double percentile)
+    {
+        return h.getTotalCount() == 0 ? "-" : String.format(Locale.ROOT, "%.0f",
+            h.getValueAtPercentile(percentile) / 1e3);
+    }
+
+    /** @return each server's share of one core, in words. */
+    static String percentages(final CpuMeter.Usage usage)
+    {
+        final List<String> parts = new ArrayList<>();
+        usage.byServer().forEach((name, nanos) -> parts.add(String.format(Locale.ROOT, "%s %.2f%%", name,
+            usage.percentOfCore(name))));
+        return String.join(", ", parts);
+    }
+
+    /** @return one line about a cell, for the console. */
+    static String describe(final CellResult c)
+    {
+        final StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "  %s %s acks=%s partitions=%d " +
+            "run %d: %,.0f records/s", c.target(), c.kind(), Acks.describe(c.acks()), c.partitions(), c.run(),
+            c.recordsPerSecond()));
+        if (null != c.latency() && c.latency().getTotalCount() > 0)
+        {
+            line.append(String.format(Locale.ROOT, ", p50 %.2f ms, p99 %.2f ms, p99.9 %.2f ms", ms(c.latency(), 50),
+                ms(c.latency(), 99), ms(c.latency(), 99.9)));
+        }
+        line.append(String.format(Locale.ROOT, ", server CPU %.2f us/record", c.serverMicrosPerRecord()));
+        if (c.failed() > 0)
+        {
+            line.append(", ").append(c.failed()).append(" failed");
+        }
+        if (null != c.failure())
+        {
+            line.append(", stopped: ").append(c.failure());
+        }
+        return line.toString();
+    }
+
+    /** @return the goals, for the console. */
+    String consoleTable()
+    {
+        final StringBuilder out = new StringBuilder("Goals (Tidemark against Kafka, this run):\n");
+        for (final Goal g : goals())
+        {
+            out.append("  ").append(null == g.met() ? "[ n/a ] " : g.met() ? "[ met ] " : "[ MISS] ")
+                .append(g.goal()).append(": ").append(g.measured()).append('\n');
+        }
+        return out.toString();
+    }
+
+    /** @return what went wrong, in words; empty for a clean run. */
+    List<String> problems()
+    {
+        final List<String> problems = new ArrayList<>(runProblems);
+        for (final CellResult c : cells)
+        {
+            if (!c.clean())
+            {
+                problems.add(c.target() + " " + c.kind() + " acks=" + Acks.describe(c.acks()) + " partitions=" +
+                    c.partitions() + " run " + c.run() + ": " + (null != c.failure() ? c.failure() :
+                    c.failed() > 0 ? c.failed() + " failed sends (" + c.firstError() + ")" :
+                    null != c.readBack() && !c.readBack().ok() ? "read-back: " + c.readBack().problem() :
+                    c.windowRecords() == 0 ? "no record completed in the window" : "not every record was sent"));
+            }
+        }
+        return problems;
+    }
+
+    // ----------------------------------------------------------------------------------------------------- json
+
+    private Map<String, Object> json(final Map<String, String> facts)
+    {
+        final Map<String, Object> root = new LinkedHashMap<>();
+        root.put("kind", ResultsDirectory.KIND);
+        root.putAll(facts);
+        root.put("wallSeconds", wallSeconds);
+        root.put("targets", descriptions);
+        final Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("acks", plan.acks().stream().map(Acks::describe).toList());
+        settings.put("partitions", plan.partitions());
+        settings.put("recordSize", plan.recordSize());
+        settings.put("batchSize", plan.batchSize());
+        settings.put("lingerMs", plan.lingerMs());
+        settings.put("latencyLingerMs", plan.latencyLingerMs());
+        settings.put("bufferMemory", plan.bufferMemory());
+        settings.put("rate", plan.rate());
+        settings.put("minInsync", plan.minInsync());
+        settings.put("runs", plan.runs());
+        settings.put("windowMs", plan.throughputMs());
+        settings.put("latencyWindowMs", plan.latencyMs());
+        settings.put("roundTripMs", plan.roundTripMs());
+        settings.put("idleMs", plan.idleMs());
+        settings.put("hostProperties", plan.hostProperties());
+        root.put("settings", settings);
+        final List<Object> goals = new ArrayList<>();
+        for (final Goal g : goals())
+        {
+            final Map<String, Object> m = new LinkedHashMap<>();
+            m.put("goal", g.goal());
+            m.put("measured", g.measured());
+            m.put("value", Double.isNaN(g.value()) ? null : g.value());
+            m.put("met", g.met());
+            goals.add(m);
+        }
+        root.put("goals", goals);
+        final List<Object> list = new ArrayList<>();
+        for (final CellResult c : cells)
+        {
+            final Map<String, Object> m = new LinkedHashMap<>();
+            m.put("target", c.target());
+            m.put("kind", c.kind());
+            m.put("acks", Acks.describe(c.acks()));
+            m.put("partitions", c.partitions());
+            m.put("run", c.run());
+            m.put("recordsPerSecond", c.recordsPerSecond());
+            m.put("windowRecords", c.windowRecords());
+            if (null != c.latency() && c.latency().getTotalCount() > 0)
+            {
+                final Map<String, Object> l = new LinkedHashMap<>();
+                l.put("count", c.latency().getTotalCount());
+                l.put("p50Ms", ms(c.latency(), 50));
+                l.put("p90Ms", ms(c.latency(), 90));
+                l.put("p99Ms", ms(c.latency(), 99));
+                l.put("p999Ms", ms(c.latency(), 99.9));
+                l.put("maxMs", c.latency().getMaxValue() / 1e6);
+                m.put("latency", l);
+                m.put("hgrm", hgrmName(c.target(), c.kind(), c.acks(), c.partitions()));
+            }
+            m.put("serverCpuMicrosPerRecord", nanToNull(c.serverMicrosPerRecord()));
+            m.put("clientCpuMicrosPerRecord", nanToNull(c.clientMicrosPerRecord()));
+            m.put("serverCpuNanosByProcess", c.cpu().byServer());
+            m.put("failed", c.failed());
+            m.put("errors", c.errors());
+            m.put("failure", c.failure());
+            m.put("minIsr", c.cluster().minIsr() == Integer.MAX_VALUE ? null : c.cluster().minIsr());
+            m.put("leaderChanges", c.cluster().leaderChanges());
+            m.put("readBack", null == c.readBack() ? null : c.readBack().describe());
+            m.put("readBackOk", null == c.readBack() ? null : c.readBack().ok());
+            m.put("clean", c.clean());
+            list.add(m);
+        }
+        root.put("cells", list);
+        final Map<String, Object> idleJson = new LinkedHashMap<>();
+        idle.forEach((target, i) ->
+        {
+            final Map<String, Object> m = new LinkedHashMap<>();
+            m.put("percentOfOneCore", i.usage().serverPercentOfCore());
+            final Map<String, Object> each = new LinkedHashMap<>();
+            i.usage().byServer().keySet().forEach((name) -> each.put(name, i.usage().percentOfCore(name)));
+            m.put("byProcess", each);
+            m.put("threadCpuNanos", i.byThread());
+            m.put("windowMs", i.usage().wallNanos() / 1_000_000);
+            idleJson.put(target, m);
+        });
+        root.put("idle", idleJson);
+        root.put("profiles", profiles);
+        root.put("stops", stops);
+        root.put("problems", problems());
+        root.put("notes", notes);
+        return root;
+    }
+
+    private static Double nanToNull(final double v)
+    {
+        return Double.isNaN(v) ? null : v;
     }
 }

@@ -31,13 +31,20 @@ final class ReadBack
      * @param found        of those, read back at their offset with their content.
      * @param copies       further copies of acknowledged records at other offsets.
      * @param problem      the first problem, or null.
+     * @param note         why there was no read-back (not applicable), or null.
      */
-    record Outcome(boolean applicable, long acknowledged, long found, long copies, String problem)
+    record Outcome(boolean applicable, long acknowledged, long found, long copies, String problem, String note)
     {
         /** @return the outcome for acks=0. */
         static Outcome notApplicable()
         {
-            return new Outcome(false, 0, 0, 0, null);
+            return notApplicable("acks=0: no offsets acknowledged");
+        }
+
+        /** @return the outcome when there is nothing to read back, and why. */
+        static Outcome notApplicable(final String why)
+        {
+            return new Outcome(false, 0, 0, 0, null, why);
         }
 
         /** @return whether nothing acknowledged is missing or wrong. */
@@ -51,7 +58,7 @@ final class ReadBack
         {
             if (!applicable)
             {
-                return "not applicable (acks=0: no offsets acknowledged)";
+                return "not applicable (" + note + ")";
             }
             return (ok() ? "yes: " : "**no**: " + problem + "; ") + found + " of " + acknowledged +
                 " acknowledged records read back at their offsets" +
@@ -97,7 +104,7 @@ final class ReadBack
             }
             problem = null == problem ? check.problem : problem;
         }
-        return new Outcome(true, acknowledged, found, copies, problem);
+        return new Outcome(true, acknowledged, found, copies, problem, null);
     }
 
     /** One partition's read: the acknowledged offsets it must find, and what it found. */

@@ -1,31 +1,31 @@
 package io.tidemark.bench.multiprocess;
 
-import io.tidemark.client.ProducerErrorCode;
-import io.tidemark.client.ProducerException;
-
-import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Failed sends of one phase, counted by {@link ProducerErrorCode}, with the first one described. Thread-safe: send
- * callbacks run on the producer's agent thread, or on the thread closing the producer.
+ * Failed sends of one phase, counted by the producer's error name (Tidemark's {@code ProducerErrorCode}, or the
+ * class of Kafka's exception), with the first one described. Thread-safe: send callbacks run on the producer's
+ * thread, or on the thread closing the producer.
  */
 final class SendErrors
 {
-    private static final ProducerErrorCode[] CODES = ProducerErrorCode.values();
-
-    private final AtomicLongArray counts = new AtomicLongArray(CODES.length);
+    private final ConcurrentHashMap<String, LongAdder> counts = new ConcurrentHashMap<>();
     private final AtomicReference<String> first = new AtomicReference<>();
 
-    /** @param error a send's failure. */
-    void add(final ProducerException error)
+    /**
+     * @param code    the failure's name.
+     * @param message the failure in words.
+     */
+    void add(final String code, final String message)
     {
-        counts.incrementAndGet(error.code().ordinal());
+        counts.computeIfAbsent(code, (c) -> new LongAdder()).increment();
         if (null == first.get())
         {
-            first.compareAndSet(null, error.code() + " (" + error.replicationError() + "): " + error.getMessage());
+            first.compareAndSet(null, code + ": " + message);
         }
     }
 
@@ -33,25 +33,18 @@ final class SendErrors
     long total()
     {
         long total = 0;
-        for (int i = 0; i < counts.length(); i++)
+        for (final LongAdder n : counts.values())
         {
-            total += counts.get(i);
+            total += n.sum();
         }
         return total;
     }
 
-    /** @return the counts that are not zero, by code name. */
+    /** @return the counts, by name, sorted. */
     Map<String, Long> byCode()
     {
-        final Map<String, Long> byCode = new LinkedHashMap<>();
-        for (final ProducerErrorCode code : CODES)
-        {
-            final long n = counts.get(code.ordinal());
-            if (n > 0)
-            {
-                byCode.put(code.name(), n);
-            }
-        }
+        final Map<String, Long> byCode = new TreeMap<>();
+        counts.forEach((code, n) -> byCode.put(code, n.sum()));
         return byCode;
     }
 

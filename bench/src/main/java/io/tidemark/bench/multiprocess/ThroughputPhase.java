@@ -1,13 +1,5 @@
 package io.tidemark.bench.multiprocess;
 
-import io.tidemark.client.Producer;
-import io.tidemark.client.ProducerContext;
-import io.tidemark.client.ProducerException;
-import io.tidemark.client.ProducerRecord;
-import io.tidemark.client.SendCallback;
-import io.tidemark.host.TidemarkClient;
-import io.tidemark.replication.Acks;
-import io.tidemark.replication.TopicPartition;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.ArrayList;
@@ -17,45 +9,39 @@ import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Saturated throughput of one acks mode: {@link MultiProcessPlan#producerThreads()} threads of this JVM send
- * records with {@link Producer#sendAsync} as fast as one {@link Producer} over the {@link TidemarkClient} takes them
- * (batching on: {@code batch.size}, {@code linger.ms}; a send waits while {@code buffer.memory} is full, which is
- * what paces the threads). The measure is the records whose send completed successfully inside the window, per
- * second: acknowledged by the leader with the acks mode, or for acks=0 handed to the leader (which never answers).
+ * Saturated throughput of one cell: {@link MultiProcessPlan#producerThreads()} threads of this JVM send records as
+ * fast as one producer of the target takes them (batching on: {@code batch.size}, {@code linger.ms}; a send waits
+ * while {@code buffer.memory} is full, which is what paces the threads). The measure is the records whose send
+ * completed successfully inside the window, per second (acks=0: handed to the leader), and the CPU the servers used
+ * in that window.
  * <p>
  * One use: build, {@link #run}, discard.
  */
-final class ThroughputPhase implements SendCallback
+final class ThroughputPhase extends LoadProducer.Completion
 {
     private static final long DRAIN_TIMEOUT_MS = 60_000;
     private static final long JOIN_TIMEOUT_MS = 10_000;
 
-    private final TidemarkClient client;
+    private final LoadTarget target;
     private final MultiProcessPlan plan;
     private final String topic;
+    private final int partitions;
     private final int acks;
     private final int tag;
     private final LongAdder inWindow = new LongAdder();
-    private final LongAdder completed = new LongAdder();
     private final SendErrors errors = new SendErrors();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile long windowStart = Long.MAX_VALUE;
     private volatile long windowEnd = Long.MAX_VALUE;
     private volatile boolean stop;
 
-    /**
-     * @param client the cluster's client.
-     * @param plan   the run's settings.
-     * @param topic  the topic.
-     * @param acks   the acks mode.
-     * @param tag    this phase's record tag ({@link RecordValues}).
-     */
-    ThroughputPhase(final TidemarkClient client, final MultiProcessPlan plan, final String topic, final int acks,
-        final int tag)
+    ThroughputPhase(final LoadTarget target, final MultiProcessPlan plan, final String topic, final int partitions,
+        final int acks, final int tag)
     {
-        this.client = client;
+        this.target = target;
         this.plan = plan;
         this.topic = topic;
+        this.partitions = partitions;
         this.acks = acks;
         this.tag = tag;
     }
@@ -67,20 +53,21 @@ final class ThroughputPhase implements SendCallback
      * @param run       the round, for the result.
      * @param warmupMs  unmeasured start.
      * @param measureMs the window.
+     * @param during    called at the window's start and end (a profiler), or null.
      * @return the measures.
      */
-    ThroughputResult run(final ClusterWatch watch, final int run, final long warmupMs, final long measureMs)
+    CellResult run(final ClusterWatch watch, final int run, final long warmupMs, final long measureMs,
+        final Window during)
     {
-        final ProducerContext ctx = new ProducerContext()
-            .acks(acks)
-            .batchSize(plan.batchSize())
-            .lingerMs(plan.lingerMs())
-            .bufferMemory(plan.bufferMemory())
-            .errorHandler((t) -> failure.compareAndSet(null, t));
+        final CpuMeter cpu = new CpuMeter(target.servers());
         watch.begin();
-        final Producer producer = new Producer(client, ctx);
+        final LoadProducer producer = target.producer(topic, new ProducerSettings(acks, plan.batchSize(),
+            plan.lingerMs(), plan.bufferMemory()));
         final List<Thread> threads = new ArrayList<>();
         boolean finished = false;
+        CpuMeter.Usage usage = CpuMeter.Usage.none();
+        final String phase = target.name() + " acks=" + io.tidemark.replication.Acks.describe(acks) + " partitions=" +
+            partitions + " saturated";
         try
         {
             windowStart = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(warmupMs);
@@ -88,13 +75,23 @@ final class ThroughputPhase implements SendCallback
             for (int t = 0; t < plan.producerThreads(); t++)
             {
                 final int thread = t;
-                final Thread sender = new Thread(() -> sendLoop(producer, thread),
-                    "bench-multiprocess-producer-" + t);
+                final Thread sender = new Thread(() -> sendLoop(producer, thread), "bench-multiprocess-producer-" + t);
                 sender.setDaemon(true);
                 threads.add(sender);
                 sender.start();
             }
-            watch.sampleUntil(windowEnd, "acks=" + Acks.describe(acks) + " saturated throughput");
+            watch.sampleUntil(windowStart, phase);
+            cpu.begin();
+            if (null != during)
+            {
+                during.begin();
+            }
+            watch.sampleUntil(windowEnd, phase);
+            usage = cpu.end();
+            if (null != during)
+            {
+                during.end();
+            }
             finished = true;
         }
         finally
@@ -106,50 +103,55 @@ final class ThroughputPhase implements SendCallback
         }
         final double seconds = measureMs / 1_000.0;
         final Throwable t = failure.get();
-        return new ThroughputResult(acks, run, inWindow.sum() / seconds, inWindow.sum(), completed.sum(),
-            errors.total(), errors.byCode(), errors.first(), null == t ? null : t.toString(), watch.end());
+        return new CellResult(target.name(), CellResult.SATURATED, acks, partitions, run, inWindow.sum() / seconds,
+            inWindow.sum(), null, usage, 0, 0, errors.total(), errors.byCode(), errors.first(), 0, null,
+            null == t ? null : t.toString(), watch.end());
     }
 
-    private void sendLoop(final Producer producer, final int thread)
+    private void sendLoop(final LoadProducer producer, final int thread)
     {
         final UnsafeBuffer value = RecordValues.filled(plan.recordSize());
-        final ProducerRecord record = new ProducerRecord().topic(topic).value(value, 0, plan.recordSize());
         long sequence = 0;
         try
         {
             while (!stop)
             {
                 value.putLong(0, RecordValues.id(tag, thread, sequence++), RecordValues.ORDER);
-                producer.sendAsync(record, this);
+                producer.send(value, plan.recordSize(), this);
             }
         }
-        catch (final ProducerException ex)
+        catch (final RuntimeException ex)
         {
             if (!stop)
             {
                 failure.compareAndSet(null, ex);
             }
         }
-        catch (final RuntimeException ex)
-        {
-            failure.compareAndSet(null, ex);
-        }
     }
 
     @Override
-    public void onCompletion(final TopicPartition partition, final long offset, final ProducerException error)
+    void onCompletion(final int partition, final long offset, final String errorCode, final String message)
     {
-        if (null != error)
+        if (null != errorCode)
         {
-            errors.add(error);
+            errors.add(errorCode, message);
             return;
         }
-        completed.increment();
         final long now = System.nanoTime();
         if (now >= windowStart && now < windowEnd)
         {
             inWindow.increment();
         }
+    }
+
+    /** Something that runs alongside a measured window: a profiler. */
+    interface Window
+    {
+        /** The window starts. */
+        void begin();
+
+        /** The window ends. */
+        void end();
     }
 
     static void joinAll(final List<Thread> threads, final long timeoutMs)

@@ -22,8 +22,15 @@ class MultiProcessPlanTest
     private static MultiProcessPlan plan(final List<Integer> acks, final int size, final int minInsync,
         final Map<String, String> hostProperties)
     {
-        return new MultiProcessPlan(acks, 5_000, 2_000, 10_000, 10_000, 10_000, size, 1, 1, minInsync, 16_384, 5, 0,
-            33_554_432L, 1, hostProperties, Path.of("/tmp"), false, "cp", 90_000, 30_000, 60_000);
+        return plan(List.of("kafka", "tidemark"), acks, List.of(1, 4, 16), size, minInsync, hostProperties);
+    }
+
+    private static MultiProcessPlan plan(final List<String> targets, final List<Integer> acks,
+        final List<Integer> partitions, final int size, final int minInsync, final Map<String, String> hostProperties)
+    {
+        return new MultiProcessPlan(targets, acks, partitions, 5_000, 2_000, 10_000, 10_000, 10_000, 10_000, 60_000,
+            10_000, size, 1, minInsync, 16_384, 5, 0, 33_554_432L, 1, hostProperties, Path.of("/tmp"), false, "cp",
+            null, 90_000, 30_000, 60_000);
     }
 
     @Test
@@ -32,15 +39,23 @@ class MultiProcessPlanTest
         assertEquals(Acks.ALL, MultiProcessPlan.parseAcks("all"));
         assertEquals(Acks.ALL, MultiProcessPlan.parseAcks("-1"));
         assertEquals(0, MultiProcessPlan.parseAcks("0"));
-        assertEquals(2, MultiProcessPlan.parseAcks(" 2 "));
+        assertEquals(1, MultiProcessPlan.parseAcks(" 1 "));
         assertThrows(IllegalArgumentException.class, () -> MultiProcessPlan.parseAcks("most"));
     }
 
     @Test
     void validationNamesTheOption()
     {
-        plan(List.of(0, 1, 2, Acks.ALL), 100, 2, Map.of()).validate();
-        assertMessage("--acks", () -> plan(List.of(4), 100, 2, Map.of()).validate());
+        plan(List.of(0, 1, Acks.ALL), 100, 2, Map.of()).validate();
+        assertMessage("--acks", () -> plan(List.of(2), 100, 2, Map.of()).validate());
+        assertMessage("--targets", () -> plan(List.of("kafka", "pulsar"), List.of(1), List.of(1), 100, 2, Map.of())
+            .validate());
+        assertMessage("--targets", () -> plan(List.of("kafka", "kafka"), List.of(1), List.of(1), 100, 2, Map.of())
+            .validate());
+        assertMessage("--partitions", () -> plan(List.of("kafka"), List.of(1), List.of(1, 1), 100, 2, Map.of())
+            .validate());
+        assertMessage("--partitions", () -> plan(List.of("kafka"), List.of(1), List.of(0), 100, 2, Map.of())
+            .validate());
         assertMessage("--acks", () -> plan(List.of(1, 1), 100, 2, Map.of()).validate());
         assertMessage("--size", () -> plan(List.of(1), 7, 2, Map.of()).validate());
         assertMessage("--min-insync", () -> plan(List.of(1), 100, 0, Map.of()).validate());
@@ -57,8 +72,10 @@ class MultiProcessPlanTest
     @Test
     void latencyPhaseSchedulesWarmupAndWindowAtTheRate()
     {
-        assertEquals(120_000, plan(List.of(1), 100, 2, Map.of()).latencyRecords());
-        assertEquals(5 + 4 * 24.0, plan(List.of(0, 1, 2, Acks.ALL), 100, 2, Map.of()).plannedSeconds(), 1e-9);
+        assertEquals(120_000, plan(List.of(1), 100, 2, Map.of()).latencyRecords(10_000));
+        // per target: 5 s JIT warm-up + 9 cells x 24 s + 10 s round trips + 60 s idle + 3 x 10 s + 2 x 2 s profiles
+        assertEquals(2 * (5 + 9 * 24.0 + 10 + 60 + 34), plan(List.of(0, 1, Acks.ALL), 100, 2, Map.of())
+            .plannedSeconds(), 1e-9);
     }
 
     @Test
@@ -70,16 +87,6 @@ class MultiProcessPlanTest
         assertEquals(7, RecordValues.tag(RecordValues.id(7, 3, 42)));
         assertEquals(42, RecordValues.sequence(RecordValues.id(7, 3, 42)));
         assertEquals('a' + 8 % 26, RecordValues.filled(100).getByte(8));
-    }
-
-    @Test
-    void kafkaRatiosAreAgainstTheIssuesFigures()
-    {
-        assertEquals("1.00x", KafkaReference.throughputRatio(170_000));
-        assertEquals("0.50x", KafkaReference.throughputRatio(85_000));
-        assertEquals("0.25x", KafkaReference.latencyRatio(3.0, 10_000));
-        assertEquals("-", KafkaReference.throughputRatio(Double.NaN));
-        assertTrue(KafkaReference.latencyRatio(3.0, 20_000).startsWith("not comparable"));
     }
 
     @Test

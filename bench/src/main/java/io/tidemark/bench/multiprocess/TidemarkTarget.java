@@ -1,0 +1,254 @@
+package io.tidemark.bench.multiprocess;
+
+import io.tidemark.client.Producer;
+import io.tidemark.client.ProducerContext;
+import io.tidemark.client.ProducerException;
+import io.tidemark.client.ProducerRecord;
+import io.tidemark.client.SendCallback;
+import io.tidemark.host.TidemarkClient;
+import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.TopicPartition;
+import org.agrona.DirectBuffer;
+
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Tidemark as the multiprocess bench runs it: three host JVMs and a ZooKeeper JVM on this machine
+ * ({@link LoopbackCluster}), produced to through Tidemark's {@link Producer} over a {@link TidemarkClient} in the
+ * bench's JVM. Not thread-safe, except {@link #close()}.
+ */
+final class TidemarkTarget implements LoadTarget
+{
+    private final MultiProcessPlan plan;
+    private final Path dir;
+    private final Path logCopies;
+    private LoopbackCluster cluster;
+    private final List<String> stops = new ArrayList<>();
+    private final List<String> stopProblems = new ArrayList<>();
+
+    /**
+     * @param plan      the run's settings.
+     * @param dir       the cluster's directory (created).
+     * @param logCopies where the host logs are copied at close.
+     */
+    TidemarkTarget(final MultiProcessPlan plan, final Path dir, final Path logCopies)
+    {
+        this.plan = plan;
+        this.dir = dir;
+        this.logCopies = logCopies;
+    }
+
+    @Override
+    public String name()
+    {
+        return "tidemark";
+    }
+
+    @Override
+    public String describe()
+    {
+        return "Tidemark: " + LoopbackCluster.HOSTS + " host JVMs (`" + HostProcess.MAIN_CLASS + "`, embedded media " +
+            "driver, default settings) and one ZooKeeper JVM; Tidemark's Producer over TidemarkClient in the bench " +
+            "JVM";
+    }
+
+    @Override
+    public void start(final PrintWriter out) throws Exception
+    {
+        cluster = LoopbackCluster.create(dir, plan, logCopies);
+        cluster.start(out);
+    }
+
+    /** @return the cluster (fault drills, profiles). */
+    LoopbackCluster cluster()
+    {
+        return cluster;
+    }
+
+    @Override
+    public void createTopic(final String topic, final int partitions)
+    {
+        cluster.client().createTopic(topic, partitions, LoopbackCluster.HOSTS, plan.startTimeoutMs());
+        if (!cluster.awaitFullIsr(topic, partitions, plan.startTimeoutMs()))
+        {
+            throw new IllegalStateException("the ISR of topic " + topic + " did not reach " + LoopbackCluster.HOSTS +
+                " replicas within " + plan.startTimeoutMs() + " ms: " + cluster.client().partitions(topic));
+        }
+    }
+
+    @Override
+    public boolean awaitFullIsr(final String topic, final long timeoutMs)
+    {
+        return cluster.awaitFullIsr(topic, cluster.client().partitions(topic).size(), timeoutMs);
+    }
+
+    @Override
+    public LoadProducer producer(final String topic, final ProducerSettings settings)
+    {
+        return new TidemarkLoad(cluster.client(), topic, settings);
+    }
+
+    @Override
+    public List<Server> servers()
+    {
+        final List<Server> servers = new ArrayList<>();
+        for (final HostProcess host : cluster.hosts())
+        {
+            if (null != host)
+            {
+                servers.add(new Server("host-" + host.hostId(), host.pid()));
+            }
+        }
+        servers.add(new Server("zookeeper", cluster.zooKeeper().pid()));
+        return servers;
+    }
+
+    @Override
+    public ClusterWatch watch(final String topic)
+    {
+        return new ClusterWatch(new ClusterWatch.Source()
+        {
+            @Override
+            public void checkAlive(final String phase)
+            {
+                cluster.checkHostsAlive(phase);
+            }
+
+            @Override
+            public int[][] sample()
+            {
+                final List<PartitionState> states = cluster.client().partitions(topic);
+                final int[][] rows = new int[states.size()][];
+                for (int i = 0; i < rows.length; i++)
+                {
+                    final PartitionState state = states.get(i);
+                    rows[i] = new int[]{ state.leader() == PartitionState.NO_LEADER ? 0 : state.isr().length,
+                        state.leaderEpoch() };
+                }
+                return rows;
+            }
+        }, 100, true);
+    }
+
+    @Override
+    public ReadBack.Outcome readBack(final String topic, final int partitions, final int recordSize, final int tag,
+        final long[] offsets, final int[] partitionOf)
+    {
+        return ReadBack.verify(cluster.client(), topic, partitions, recordSize, tag, offsets, partitionOf, 60_000);
+    }
+
+    @Override
+    public List<String> stops()
+    {
+        return stops;
+    }
+
+    @Override
+    public List<String> stopProblems()
+    {
+        return stopProblems;
+    }
+
+    @Override
+    public void close()
+    {
+        if (null == cluster)
+        {
+            return;
+        }
+        cluster.close();
+        final List<HostProcess.Stop> all = cluster.stops();
+        for (int id = 0; id < all.size(); id++)
+        {
+            final HostProcess.Stop stop = all.get(id);
+            if (null != stop)
+            {
+                stops.add("host " + id + ": " + stop.describe());
+                if (stop.forced() || stop.exitedEarlier())
+                {
+                    stopProblems.add("host " + id + " " + stop.describe());
+                }
+            }
+        }
+        final List<HostProcess.LogSummary> logs = cluster.logSummaries();
+        for (int id = 0; id < logs.size(); id++)
+        {
+            final HostProcess.LogSummary log = logs.get(id);
+            if (null != log && (log.severe() > 0 || log.warnings() > 0))
+            {
+                stops.add("host " + id + " log: " + log.severe() + " SEVERE, " + log.warnings() + " WARNING; " +
+                    "first: " + String.join(" | ", log.first()));
+            }
+        }
+    }
+
+    /** Tidemark's producer, configured as the plan says. */
+    private static final class TidemarkLoad implements LoadProducer
+    {
+        private final Producer producer;
+        private final ProducerRecord record;
+        private final ProducerRecord syncRecord;
+
+        TidemarkLoad(final TidemarkClient client, final String topic, final ProducerSettings settings)
+        {
+            this.producer = new Producer(client, new ProducerContext()
+                .acks(settings.acks())
+                .batchSize(settings.batchSize())
+                .lingerMs(settings.lingerMs())
+                .bufferMemory(settings.bufferMemory()));
+            this.record = new ProducerRecord().topic(topic);
+            this.syncRecord = new ProducerRecord().topic(topic);
+        }
+
+        @Override
+        public void send(final DirectBuffer value, final int length, final Completion completion)
+        {
+            final ProducerRecord r = record;
+            synchronized (r)
+            {
+                r.value(value, 0, length);
+                SendCallback callback = (SendCallback)completion.targetCallback;
+                if (null == callback)
+                {
+                    callback = new Adapter(completion);
+                    completion.targetCallback = callback;
+                }
+                producer.sendAsync(r, callback);
+            }
+        }
+
+        @Override
+        public long sendAndWait(final DirectBuffer value, final int length)
+        {
+            syncRecord.value(value, 0, length);
+            return producer.send(syncRecord);
+        }
+
+        @Override
+        public void close(final long drainMs)
+        {
+            producer.close(drainMs);
+        }
+    }
+
+    /** A completion as Tidemark's callback (one per completion: see {@link LoadProducer.Completion}). */
+    private record Adapter(LoadProducer.Completion completion) implements SendCallback
+    {
+        @Override
+        public void onCompletion(final TopicPartition partition, final long offset, final ProducerException error)
+        {
+            if (null == error)
+            {
+                completion.onCompletion(null == partition ? -1 : partition.partition(), offset, null, null);
+            }
+            else
+            {
+                completion.onCompletion(null == partition ? -1 : partition.partition(), -1, error.code().name(),
+                    error.code() + " (" + error.replicationError() + "): " + error.getMessage());
+            }
+        }
+    }
+}
