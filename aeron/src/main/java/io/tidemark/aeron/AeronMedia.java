@@ -3,18 +3,49 @@ package io.tidemark.aeron;
 import io.aeron.Aeron;
 import io.aeron.driver.MediaDriver;
 import io.aeron.driver.ThreadingMode;
+import io.aeron.exceptions.AeronException;
+import io.aeron.exceptions.ConductorServiceTimeoutException;
+import io.aeron.exceptions.DriverTimeoutException;
 import org.agrona.CloseHelper;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 
 import java.nio.file.Path;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 
 /**
- * An Aeron client with its media driver: an embedded driver (the default: one driver thread inside this JVM, its
- * files under a directory of its own) or an external driver already running on the machine (by its directory).
- * Closing closes the client, then the embedded driver and its files.
+ * An Aeron client with its media driver: an embedded driver (the default: inside this JVM, its files under a
+ * directory of its own) or an external driver already running on the machine (by its directory). Closing closes the
+ * client, then the embedded driver and its files.
+ * <p>
+ * <b>Threading profiles.</b> {@link Profile#SHARED} (the default) fits a machine whose cores are shared with other
+ * processes: the embedded driver runs its conductor, sender and receiver on one thread that parks when there is
+ * nothing to do ({@link #sharedIdleStrategy()}: a few spins and yields, then parks growing to 1 ms), so an idle
+ * process costs next to nothing. {@link Profile#LATENCY} fits a dedicated machine with cores to spare (pinned, or
+ * isolated): sender and receiver each on a thread of their own that busy-spins, the lowest latency at the price of
+ * two busy cores per driver.
+ * <p>
+ * <b>Transport death.</b> When the client loses its driver (the driver died, or the client's conductor thread was
+ * starved longer than the driver's timeout) Aeron closes the client; every later send fails. The {@code onFatal}
+ * callback hears of it once, so that the process can stop with a clear error instead of running on without a
+ * transport.
  */
 public final class AeronMedia implements AutoCloseable
 {
+    /** How the driver's and the agents' threads wait when there is nothing to do. */
+    public enum Profile
+    {
+        /** Few threads, parking when idle: for machines whose cores are shared (the default). */
+        SHARED,
+        /** Busy-spinning sender and receiver threads: for dedicated machines with cores to spare. */
+        LATENCY
+    }
+
+    private static final System.Logger LOGGER = System.getLogger(AeronMedia.class.getName());
+
     private final MediaDriver driver;
     private final Aeron aeron;
 
@@ -25,26 +56,58 @@ public final class AeronMedia implements AutoCloseable
     }
 
     /**
-     * Launch an embedded media driver in {@code aeronDir} (created; a stale driver's files there are removed) with
-     * one shared driver thread that backs off when idle, so that it leaves the cores to the replication agents,
-     * and connect a client to it.
+     * @return the idle strategy of the shared profile: 10 spins, 5 yields, then parks from 1 us doubling to 1 ms.
+     *         An idle thread wakes at most 1,000 times a second; a message arriving after a quiet spell waits at most
+     *         1 ms for it.
+     */
+    public static IdleStrategy sharedIdleStrategy()
+    {
+        return new BackoffIdleStrategy(10, 5, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+    }
+
+    /**
+     * Launch an embedded media driver in {@code aeronDir} with the shared profile and connect a client to it.
      *
      * @param aeronDir the driver's directory; on Linux {@code /dev/shm/...} keeps its buffers in memory.
      * @return the client and driver.
      */
     public static AeronMedia launchEmbedded(final Path aeronDir)
     {
-        final MediaDriver driver = MediaDriver.launch(new MediaDriver.Context()
+        return launchEmbedded(aeronDir, Profile.SHARED, null);
+    }
+
+    /**
+     * Launch an embedded media driver in {@code aeronDir} (created; a stale driver's files there are removed) and
+     * connect a client to it.
+     *
+     * @param aeronDir the driver's directory; on Linux {@code /dev/shm/...} keeps its buffers in memory.
+     * @param profile  the threading profile.
+     * @param onFatal  told once when the client has lost its driver (see the class comment), or null.
+     * @return the client and driver.
+     */
+    public static AeronMedia launchEmbedded(final Path aeronDir, final Profile profile,
+        final Consumer<Throwable> onFatal)
+    {
+        final MediaDriver.Context ctx = new MediaDriver.Context()
             .aeronDirectoryName(aeronDir.toAbsolutePath().toString())
             .dirDeleteOnStart(true)
             .dirDeleteOnShutdown(true)
-            .termBufferSparseFile(true)
-            .threadingMode(ThreadingMode.SHARED)
-            .sharedIdleStrategy(new BackoffIdleStrategy(100, 10, 1_000, 100_000)));
+            .termBufferSparseFile(true);
+        if (profile == Profile.LATENCY)
+        {
+            ctx.threadingMode(ThreadingMode.DEDICATED)
+                .senderIdleStrategy(new BusySpinIdleStrategy())
+                .receiverIdleStrategy(new BusySpinIdleStrategy())
+                .conductorIdleStrategy(sharedIdleStrategy());
+        }
+        else
+        {
+            ctx.threadingMode(ThreadingMode.SHARED).sharedIdleStrategy(sharedIdleStrategy());
+        }
+        final MediaDriver driver = MediaDriver.launch(ctx);
         try
         {
-            return new AeronMedia(driver, Aeron.connect(new Aeron.Context()
-                .aeronDirectoryName(driver.aeronDirectoryName())));
+            return new AeronMedia(driver, Aeron.connect(clientContext(driver.aeronDirectoryName(), onFatal)));
         }
         catch (final RuntimeException ex)
         {
@@ -61,7 +124,57 @@ public final class AeronMedia implements AutoCloseable
      */
     public static AeronMedia connectExternal(final String aeronDirectoryName)
     {
-        return new AeronMedia(null, Aeron.connect(new Aeron.Context().aeronDirectoryName(aeronDirectoryName)));
+        return connectExternal(aeronDirectoryName, null);
+    }
+
+    /**
+     * Connect to a media driver that runs outside this JVM.
+     *
+     * @param aeronDirectoryName the external driver's directory.
+     * @param onFatal            told once when the client has lost the driver, or null.
+     * @return the client (closing it leaves the driver running).
+     */
+    public static AeronMedia connectExternal(final String aeronDirectoryName, final Consumer<Throwable> onFatal)
+    {
+        return new AeronMedia(null, Aeron.connect(clientContext(aeronDirectoryName, onFatal)));
+    }
+
+    private static Aeron.Context clientContext(final String dir, final Consumer<Throwable> onFatal)
+    {
+        final Aeron.Context ctx = new Aeron.Context().aeronDirectoryName(dir);
+        if (null != onFatal)
+        {
+            ctx.errorHandler(fatalAware(onFatal));
+        }
+        return ctx;
+    }
+
+    /**
+     * @return an error handler that logs every error and tells {@code onFatal} (once) of the first that leaves the
+     *         client without its driver.
+     */
+    static ErrorHandler fatalAware(final Consumer<Throwable> onFatal)
+    {
+        final java.util.concurrent.atomic.AtomicBoolean told = new java.util.concurrent.atomic.AtomicBoolean();
+        return (t) ->
+        {
+            if (isFatal(t))
+            {
+                if (told.compareAndSet(false, true))
+                {
+                    onFatal.accept(t);
+                }
+                return;
+            }
+            LOGGER.log(System.Logger.Level.WARNING, "Aeron client error", t);
+        };
+    }
+
+    /** @return whether an error of the Aeron client means it has lost its driver for good. */
+    public static boolean isFatal(final Throwable t)
+    {
+        return t instanceof DriverTimeoutException || t instanceof ConductorServiceTimeoutException ||
+            (t instanceof AeronException ae && ae.category() == AeronException.Category.FATAL);
     }
 
     /** @return the Aeron client. */

@@ -47,6 +47,13 @@ final class ControllerRole implements Runnable, AutoCloseable
     private ZooKeeperControllerStore store;
     private long nextElectionCheckMs;
     private long nextAdminCheckMs;
+    private long nextControllerReadMs;
+    private long electionChangesSeen = -1;
+    private final java.util.concurrent.atomic.AtomicLong adminChanges = new java.util.concurrent.atomic.AtomicLong(1);
+    private long adminChangesSeen;
+    private final org.apache.curator.framework.recipes.cache.CuratorCache adminRequests;
+    /** Longest between two reads of the election and of the topic requests with no change seen (a safety net). */
+    private static final long RE_READ_MS = 1_000;
     private final java.util.Map<String, Long> firstSeenMs = new java.util.HashMap<>();
     /** How long a topic request waits for hosts registered in ZooKeeper to register with the controller too. */
     private static final long HOSTS_READY_WAIT_MS = 10_000;
@@ -66,6 +73,11 @@ final class ControllerRole implements Runnable, AutoCloseable
         this.liveness = liveness;
         this.ctx = ctx;
         this.election = new ZooKeeperControllerElection(client, root, hostId, null);
+        this.adminRequests = org.apache.curator.framework.recipes.cache.CuratorCache.build(client,
+            root + "/" + CREATE_TOPIC);
+        adminRequests.listenable().addListener(org.apache.curator.framework.recipes.cache.CuratorCacheListener
+            .builder().forAll((type, before, after) -> adminChanges.incrementAndGet()).build());
+        adminRequests.start();
         this.thread = new Thread(this, "tidemark-controller-role-" + hostId);
         thread.setDaemon(true);
     }
@@ -148,8 +160,13 @@ final class ControllerRole implements Runnable, AutoCloseable
         if (null != current)
         {
             work += current.doWork();
-            if (now >= nextAdminCheckMs)
+            // topic requests: read when the cache saw one come or change, while one waits for hosts (every 50 ms),
+            // and once a second whatever happens
+            final long seen = adminChanges.get();
+            if (now >= nextAdminCheckMs && (seen != adminChangesSeen || !firstSeenMs.isEmpty() ||
+                now >= nextAdminCheckMs + RE_READ_MS))
             {
+                adminChangesSeen = seen;
                 nextAdminCheckMs = now + 50;
                 work += createRequestedTopics(current, now);
             }
@@ -164,6 +181,16 @@ final class ControllerRole implements Runnable, AutoCloseable
             controllerHost = hostId;
             return;
         }
+        // read the election from ZooKeeper only when it may have changed, or once a second (it used to be read
+        // every 20 ms by every host: most of an idle cluster's ZooKeeper traffic)
+        final long changes = election.changes();
+        final long now = System.currentTimeMillis();
+        if (changes == electionChangesSeen && controllerHost >= 0 && now < nextControllerReadMs)
+        {
+            return;
+        }
+        electionChangesSeen = changes;
+        nextControllerReadMs = now + RE_READ_MS;
         try
         {
             controllerHost = election.controllerHostId();
@@ -300,6 +327,7 @@ final class ControllerRole implements Runnable, AutoCloseable
         {
             Thread.currentThread().interrupt();
         }
+        adminRequests.close();
         election.close();
     }
 }

@@ -28,7 +28,8 @@ import java.util.Set;
  * zookeeper.root=/tidemark/orders-eu
  * zookeeper.user=tidemark
  * zookeeper.password=...
- * # optional: aeron.dir=/dev/shm/aeron (an external media driver; default: embedded), and any replication key
+ * # optional: host.threading=shared|latency (default shared: see THREADING),
+ * # aeron.dir=/dev/shm/aeron (an external media driver; default: embedded), and any replication key
  * # (replica.lag.time.max.ms, min.insync.replicas, ...; see ReplicationContext)
  * </pre>
  * Every value is checked by {@link #validate()}: a bad one is a {@link ConfigException} naming its key.
@@ -45,8 +46,15 @@ public final class HostConfig
     public static final String CLUSTER_HOSTS = "cluster.hosts";
     /** Directory of an external Aeron media driver; empty or absent: an embedded one. */
     public static final String AERON_DIR = "aeron.dir";
+    /**
+     * The threading profile: {@code shared} (the default: for machines whose cores other processes share; the
+     * host's agents and its gateway run on one thread, the embedded media driver on one more, and both park when
+     * idle) or {@code latency} (for dedicated machines with cores to spare: the agents, the gateway and the
+     * driver's sender and receiver each busy-spin on a thread of their own).
+     */
+    public static final String THREADING = "host.threading";
     /** Keys of this class (the rest are ZooKeeper's and replication's). */
-    public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR);
+    public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR, THREADING);
 
     private static final int MAX_HOSTS = 64;
 
@@ -55,6 +63,7 @@ public final class HostConfig
     private String clusterId;
     private final Map<Integer, String> endpoints = new LinkedHashMap<>();
     private String aeronDir;
+    private io.tidemark.aeron.AeronMedia.Profile threading = io.tidemark.aeron.AeronMedia.Profile.SHARED;
     private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
     private ReplicationContext replication = new ReplicationContext();
     private Map<String, String> replicationProperties = Map.of();
@@ -137,6 +146,7 @@ public final class HostConfig
         config.clusterId(properties.getProperty(CLUSTER_ID));
         config.clusterHosts(properties.getProperty(CLUSTER_HOSTS));
         config.aeronDir(properties.getProperty(AERON_DIR));
+        config.threading(parseThreading(properties.getProperty(THREADING)));
         if (!kafka.isEmpty())
         {
             if (!kafka.containsKey(KafkaContext.LISTENER))
@@ -147,6 +157,19 @@ public final class HostConfig
             config.kafka(KafkaContext.fromProperties(kafka));
         }
         return config.validate();
+    }
+
+    private static io.tidemark.aeron.AeronMedia.Profile parseThreading(final String value)
+    {
+        if (null == value || value.isBlank() || "shared".equalsIgnoreCase(value.trim()))
+        {
+            return io.tidemark.aeron.AeronMedia.Profile.SHARED;
+        }
+        if ("latency".equalsIgnoreCase(value.trim()))
+        {
+            return io.tidemark.aeron.AeronMedia.Profile.LATENCY;
+        }
+        throw new ConfigException(THREADING, "'" + value.trim() + "' is not shared or latency");
     }
 
     private static int parseInt(final String key, final String value)
@@ -360,6 +383,19 @@ public final class HostConfig
         return this;
     }
 
+    /** @return the threading profile ({@link #THREADING}). */
+    public io.tidemark.aeron.AeronMedia.Profile threading()
+    {
+        return threading;
+    }
+
+    /** @param profile the threading profile ({@link #THREADING}). @return this. */
+    public HostConfig threading(final io.tidemark.aeron.AeronMedia.Profile profile)
+    {
+        this.threading = null == profile ? io.tidemark.aeron.AeronMedia.Profile.SHARED : profile;
+        return this;
+    }
+
     /** @return ZooKeeper settings. */
     public ZooKeeperSettings zooKeeper()
     {
@@ -404,7 +440,8 @@ public final class HostConfig
     public String toString()
     {
         return "HostConfig{host.id=" + hostId + ", host.dir=" + hostDir + ", cluster.id=" + clusterId +
-            ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir + ", " + zooKeeper +
+            ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir + ", host.threading=" +
+            threading.name().toLowerCase(java.util.Locale.ROOT) + ", " + zooKeeper +
             (null == kafka ? "" : ", kafka.listener=" + kafka.host() + ":" + kafka.port()) + '}';
     }
 }

@@ -13,11 +13,15 @@ import java.util.concurrent.CountDownLatch;
  * </pre>
  * ({@code tidemark host --config FILE} does the same.) Exit codes: 2 for a bad configuration, 3 when ZooKeeper
  * cannot be reached or holds the host id for another live process, 4 when the endpoint cannot be bound or the
- * directory is held by another host. A stop by SIGTERM or Ctrl-C closes the host cleanly first; the JVM then exits as
- * a signalled JVM does (143 or 130).
+ * directory is held by another host, 5 when the host's transport died while it ran (its Aeron client lost the media
+ * driver: the host cannot serve, so it stops instead of running on). A stop by SIGTERM or Ctrl-C closes the host
+ * cleanly first; the JVM then exits as a signalled JVM does (143 or 130).
  */
 public final class HostMain
 {
+    /** Exit code when the host's transport died while it ran. */
+    public static final int EXIT_TRANSPORT_DIED = 5;
+
     private HostMain()
     {
     }
@@ -64,20 +68,30 @@ public final class HostMain
             return 4;
         }
         final CountDownLatch stopped = new CountDownLatch(1);
-        Runtime.getRuntime().addShutdownHook(new Thread(() ->
+        final Thread hook = new Thread(() ->
         {
             host.close();
             // printed, not logged: java.util.logging resets itself in a shutdown hook of its own
             System.out.println("tidemark host " + host.hostId() + " stopped cleanly");
             System.out.flush();
             stopped.countDown();
-        }, "tidemark-host-shutdown"));
+        }, "tidemark-host-shutdown");
+        Runtime.getRuntime().addShutdownHook(hook);
         System.out.println("tidemark host " + host.hostId() + " running: incarnation " + host.incarnation() +
             (null == host.kafkaListener() ? "" : ", Kafka listener " + host.kafkaListener().advertised().host() +
             ":" + host.kafkaListener().advertised().port()) + " (stop with Ctrl-C or SIGTERM)");
         System.out.flush();
         try
         {
+            final Throwable death = host.awaitEnd();
+            if (null != death)
+            {
+                System.err.println("tidemark host " + host.hostId() + ": the Aeron transport died, the host cannot " +
+                    "serve and stops: " + death);
+                System.err.flush();
+                host.close();
+                return EXIT_TRANSPORT_DIED;
+            }
             stopped.await();
         }
         catch (final InterruptedException ex)

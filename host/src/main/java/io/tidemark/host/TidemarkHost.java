@@ -17,7 +17,9 @@ import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.BusySpinIdleStrategy;
+import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.SystemEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.curator.framework.CuratorFramework;
@@ -78,6 +80,7 @@ public final class TidemarkHost implements AutoCloseable
     private final ExecutorService zooKeeperTasks;
     private volatile KafkaGateway kafka;
     private final byte[] hostData;
+    private final java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
     private boolean closed;
 
     private TidemarkHost(final HostConfig config)
@@ -96,10 +99,12 @@ public final class TidemarkHost implements AutoCloseable
             // Registered before anything runs: a second process with this host id fails here, before its
             // registration with the controller could pass for a restart of the live one.
             this.hostData = (incarnation + " " + config.endpoints().get(hostId)).getBytes(StandardCharsets.UTF_8);
+            removeStaleRegistration(config, client, root);
             ZooKeeperHostLiveness.register(client, root, hostId, hostData,
                 2L * config.zooKeeper().sessionTimeoutMs());
-            this.media = null == config.aeronDir() ? AeronMedia.launchEmbedded(embeddedAeronDir(config)) :
-                AeronMedia.connectExternal(config.aeronDir());
+            this.media = null == config.aeronDir() ?
+                AeronMedia.launchEmbedded(embeddedAeronDir(config), config.threading(), this::onTransportDeath) :
+                AeronMedia.connectExternal(config.aeronDir(), this::onTransportDeath);
             resources.push(media);
             final Aeron aeron = media.aeron();
             final int clusterHash = GatewayMessages.clusterHash(config.clusterId());
@@ -119,17 +124,26 @@ public final class TidemarkHost implements AutoCloseable
             this.channel = new ControlChannel(maxHosts, (h) -> h == hostId, link);
             final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
             resources.push(liveness);
-            final ReplicationContext ctx = config.replication().hostLiveness(liveness).conclude();
+            final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
+            final ReplicationContext ctx = config.replication().hostLiveness(liveness)
+                .threadingMode(shared ? ReplicationContext.ThreadingMode.INVOKER :
+                    ReplicationContext.ThreadingMode.PER_HOST)
+                .idleStrategySupplier(shared ? AeronMedia::sharedIdleStrategy : BusySpinIdleStrategy::new)
+                .conclude();
             final ProducerSessions sessions = new ProducerSessions();
             this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx, transport, channel,
                 sessions, errorHandler);
             resources.push(node);
             this.gateway = new HostGateway(hostId, clusterHash, aeron, channelOf(config, hostId), node, channel,
                 sessions, SystemEpochClock.INSTANCE);
-            final AgentRunner gatewayRunner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000),
-                errorHandler, null, gateway);
-            AgentRunner.startOnThread(gatewayRunner);
-            resources.push(gatewayRunner);
+            // shared: the gateway and every agent of the replica host on one thread that parks when idle;
+            // latency: the gateway busy-spins on a thread of its own, the host's agents on another
+            final AgentRunner runner = shared ?
+                new AgentRunner(AeronMedia.sharedIdleStrategy(), errorHandler, null,
+                    new CompositeAgent(gateway, new NodeAgent(node))) :
+                new AgentRunner(new BusySpinIdleStrategy(), errorHandler, null, gateway);
+            AgentRunner.startOnThread(runner);
+            resources.push(runner);
             this.zooKeeperTasks = Executors.newSingleThreadExecutor((r) ->
             {
                 final Thread thread = new Thread(r, "tidemark-zookeeper-" + hostId);
@@ -341,6 +355,129 @@ public final class TidemarkHost implements AutoCloseable
         }
     }
 
+    /**
+     * The Aeron client lost its media driver (the driver died, or the client's conductor was starved for longer than
+     * the driver's timeout): every send fails from now on. The host cannot serve; {@link #awaitEnd()} returns the
+     * cause, and {@link HostMain} stops the process with a clear error.
+     */
+    private void onTransportDeath(final Throwable cause)
+    {
+        logger.log(System.Logger.Level.ERROR, "host " + config.hostId() + ": the Aeron transport died (" + cause +
+            "); the host cannot serve and stops");
+        ended.complete(cause);
+    }
+
+    /**
+     * Wait until the host has stopped: closed ({@code null}), or its transport died (the cause).
+     *
+     * @return null after {@link #close()}, or why the host cannot serve any more.
+     */
+    public Throwable awaitEnd() throws InterruptedException
+    {
+        try
+        {
+            return ended.get();
+        }
+        catch (final java.util.concurrent.ExecutionException ex)
+        {
+            return ex.getCause();
+        }
+    }
+
+    /**
+     * A SIGKILLed process of this host left its registration behind, which would otherwise stay until its ZooKeeper
+     * session expires (the session timeout, 18 s by default), keeping this start waiting for it. It is removed at
+     * once when it is provably the registration of a dead process of this same host: it names this host's own
+     * endpoint, and that endpoint can be bound now (a live process of this host would hold it: its media driver
+     * listens there). Any other registration (another machine's process with this host id, a live process, an
+     * external media driver holding the endpoint) is left alone, and the start waits for it as before. The dead
+     * session's controller-election node goes too, so that a controller that died with it is replaced now.
+     */
+    static void removeStaleRegistration(final HostConfig config, final CuratorFramework client, final String root)
+    {
+        final String path = root + "/" + ZooKeeperHostLiveness.HOSTS + "/" + config.hostId();
+        try
+        {
+            final Stat stat = client.checkExists().forPath(path);
+            if (null == stat || stat.getEphemeralOwner() == client.getZookeeperClient().getZooKeeper().getSessionId())
+            {
+                return;
+            }
+            final String[] parts = new String(client.getData().forPath(path), StandardCharsets.UTF_8).trim()
+                .split(" ");
+            final String endpoint = config.endpoints().get(config.hostId());
+            if (parts.length != 2 || !parts[1].equals(endpoint) || null != config.aeronDir() || !bindable(endpoint))
+            {
+                return;
+            }
+            final long deadSession = stat.getEphemeralOwner();
+            client.delete().withVersion(stat.getVersion()).forPath(path);
+            final String election = root + "/" + io.tidemark.zookeeper.ZooKeeperControllerElection.ELECTION;
+            if (null != client.checkExists().forPath(election))
+            {
+                for (final String child : client.getChildren().forPath(election))
+                {
+                    final Stat node = client.checkExists().forPath(election + "/" + child);
+                    if (null != node && node.getEphemeralOwner() == deadSession)
+                    {
+                        client.delete().guaranteed().forPath(election + "/" + child);
+                    }
+                }
+            }
+            System.getLogger(TidemarkHost.class.getName()).log(System.Logger.Level.INFO, "host " + config.hostId() +
+                ": removed the registration its killed predecessor (incarnation " + parts[0] + ") left in ZooKeeper");
+        }
+        catch (final KeeperException.NoNodeException | KeeperException.BadVersionException ex)
+        {
+            // gone meanwhile (its session expired): nothing to remove
+        }
+        catch (final Exception ex)
+        {
+            System.getLogger(TidemarkHost.class.getName()).log(System.Logger.Level.WARNING, "host " +
+                config.hostId() + ": cannot check for a stale registration at " + path + ": " + ex);
+        }
+    }
+
+    /** @return whether a UDP socket can be bound at {@code address:port} now. */
+    private static boolean bindable(final String endpoint)
+    {
+        final int colon = endpoint.lastIndexOf(':');
+        try (java.net.DatagramSocket socket = new java.net.DatagramSocket(null))
+        {
+            socket.setReuseAddress(false);
+            socket.bind(new java.net.InetSocketAddress(endpoint.substring(0, colon),
+                Integer.parseInt(endpoint.substring(colon + 1))));
+            return true;
+        }
+        catch (final java.io.IOException | RuntimeException ex)
+        {
+            return false;
+        }
+    }
+
+    /** Runs the replica host's agents (INVOKER mode) on the host's own thread. */
+    private static final class NodeAgent implements Agent
+    {
+        private final ReplicaNode node;
+
+        NodeAgent(final ReplicaNode node)
+        {
+            this.node = node;
+        }
+
+        @Override
+        public int doWork()
+        {
+            return node.invokeAgents();
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "tidemark-host-" + node.hostId();
+        }
+    }
+
     /** @return this host's id. */
     public int hostId()
     {
@@ -422,6 +559,7 @@ public final class TidemarkHost implements AutoCloseable
         }
         closed = true;
         closeResources();
+        ended.complete(null);
         logger.log(System.Logger.Level.INFO, "host " + config.hostId() + " stopped");
     }
 

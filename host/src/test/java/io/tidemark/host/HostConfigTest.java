@@ -33,6 +33,10 @@ class HostConfigTest
     void aGoodConfigurationPassesAndHidesThePassword()
     {
         final HostConfig config = HostConfig.fromProperties(good());
+        assertEquals(io.tidemark.aeron.AeronMedia.Profile.SHARED, config.threading(), "shared is the default");
+        final Properties latency = good();
+        latency.setProperty(HostConfig.THREADING, "Latency");
+        assertEquals(io.tidemark.aeron.AeronMedia.Profile.LATENCY, HostConfig.fromProperties(latency).threading());
         assertEquals(1, config.hostId());
         assertEquals(3, config.maxHosts());
         assertEquals("10.0.0.2:40100", config.endpoints().get(1));
@@ -56,6 +60,7 @@ class HostConfigTest
         "cluster.hosts|0@10.0.0.1:40100,2@10.0.0.2:40100|cluster.hosts",
         "cluster.hosts|zero@10.0.0.1:40100|cluster.hosts",
         "aeron.dir|/no/such/driver/dir|aeron.dir",
+        "host.threading|fast|host.threading",
         "zookeeper.connect|nohostport|zookeeper.connect",
         "zookeeper.root|relative/path|zookeeper.root",
         "zookeeper.user||zookeeper.user",

@@ -81,6 +81,15 @@ final class ProcessCluster implements AutoCloseable
             reader.start();
         }
 
+        /** @return everything the process printed so far. */
+        String output()
+        {
+            synchronized (log)
+            {
+                return String.join("\n", log);
+            }
+        }
+
         String awaitLine(final String prefix, final long timeoutMs) throws InterruptedException
         {
             final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);

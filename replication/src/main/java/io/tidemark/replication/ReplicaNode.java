@@ -197,6 +197,19 @@ public final class ReplicaNode implements AutoCloseable
         return null == replica ? -1 : replica.leaderEpoch;
     }
 
+    /**
+     * Run one duty cycle of the host's agents, when the context's threading mode is
+     * {@link ReplicationContext.ThreadingMode#INVOKER}: the process schedules them itself (module {@code host} runs
+     * them on one thread with its gateway and, where it can, its media driver).
+     *
+     * @return work done (0: idle).
+     * @throws IllegalStateException in any other threading mode.
+     */
+    public int invokeAgents()
+    {
+        return scheduler.invoke();
+    }
+
     /** Stop cleanly: the controller hears first, so leadership moves away at once; logs close cleanly. */
     @Override
     public synchronized void close()

@@ -2,6 +2,8 @@ package io.tidemark.zookeeper;
 
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.imps.CuratorFrameworkState;
+import org.apache.curator.framework.recipes.cache.CuratorCache;
+import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.curator.framework.recipes.leader.LeaderLatch;
 import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.apache.curator.framework.recipes.leader.Participant;
@@ -24,6 +26,8 @@ public final class ZooKeeperControllerElection implements AutoCloseable
     private final CuratorFramework client;
     private final LeaderLatch latch;
     private final int hostId;
+    private final CuratorCache candidates;
+    private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
 
     /**
      * Join the election.
@@ -43,14 +47,44 @@ public final class ZooKeeperControllerElection implements AutoCloseable
         {
             latch.addListener(listener);
         }
+        this.candidates = CuratorCache.build(client, rootPath + "/" + ELECTION);
+        candidates.listenable().addListener(CuratorCacheListener.builder()
+            .forAll((type, before, after) -> changes.incrementAndGet()).build());
+        latch.addListener(new LeaderLatchListener()
+        {
+            @Override
+            public void isLeader()
+            {
+                changes.incrementAndGet();
+            }
+
+            @Override
+            public void notLeader()
+            {
+                changes.incrementAndGet();
+            }
+        });
+        client.getConnectionStateListenable().addListener((c, state) -> changes.incrementAndGet());
         try
         {
+            candidates.start();
             latch.start();
         }
         catch (final Exception ex)
         {
+            candidates.close();
             throw new ZooKeeperStoreException("cannot join the controller election under " + rootPath, ex);
         }
+    }
+
+    /**
+     * @return a number that changes whenever the election may have changed (a candidate joined or left, this host
+     *         won or lost, the connection changed state): a caller re-reads {@link #controllerHostId()} only then,
+     *         instead of asking ZooKeeper on every duty cycle.
+     */
+    public long changes()
+    {
+        return changes.get();
     }
 
     /**
@@ -99,6 +133,7 @@ public final class ZooKeeperControllerElection implements AutoCloseable
     @Override
     public void close()
     {
+        candidates.close();
         if (client.getState() == CuratorFrameworkState.STOPPED)
         {
             return;
