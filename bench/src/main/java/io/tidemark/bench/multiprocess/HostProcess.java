@@ -140,6 +140,17 @@ final class HostProcess
         return command;
     }
 
+    /**
+     * SIGKILL, and wait for the process to be gone (a fault drill).
+     *
+     * @return whether it is gone.
+     */
+    boolean kill() throws InterruptedException
+    {
+        process.destroyForcibly();
+        return process.waitFor(KILL_WAIT_MS, TimeUnit.MILLISECONDS);
+    }
+
     /** Send SIGTERM, without waiting. */
     void requestStop()
     {

@@ -66,6 +66,9 @@ final class LoopbackCluster implements AutoCloseable
     private volatile boolean inShutdownHook;
     /** Set while a fault drill has ZooKeeper stopped on purpose. */
     volatile boolean zooKeeperStopped;
+    /** Hosts a fault drill has killed on purpose, by id (not reported as having exited). */
+    private final java.util.Set<Integer> killed = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final int[] launches = new int[HOSTS];
     private boolean closed;
 
     private LoopbackCluster(final Path dir, final MultiProcessPlan plan, final Path logCopies) throws Exception
@@ -216,12 +219,59 @@ final class LoopbackCluster implements AutoCloseable
         }
         for (final HostProcess host : hosts)
         {
-            if (null != host && !host.isAlive())
+            if (null != host && !host.isAlive() && !killed.contains(host.hostId()))
             {
                 throw new IllegalStateException(host + " exited during " + phase + "; the end of its log " +
                     host.log() + ":\n" + host.tail(25));
             }
         }
+    }
+
+    /**
+     * SIGKILL a host (a fault drill): it is not reported as having exited until {@link #relaunch} starts it again.
+     */
+    void kill(final int id) throws InterruptedException
+    {
+        killed.add(id);
+        if (!hosts[id].kill())
+        {
+            throw new IllegalStateException("host " + id + " did not die within 10 s of SIGKILL");
+        }
+    }
+
+    /** Start a killed host again, a new process (its output goes to {@code host-N-<launch>.log}). */
+    synchronized void relaunch(final int id) throws IOException
+    {
+        launches[id]++;
+        hosts[id] = HostProcess.launch(id, plan.hostClasspath(), dir.resolve("host-" + id + ".properties"),
+            dir.resolve("host-" + id + "-" + (launches[id] + 1) + ".log"));
+        killed.remove(id);
+    }
+
+    /** Stop ZooKeeper (SIGTERM) for a fault drill; {@link #startZooKeeper} starts it again on the same port. */
+    void stopZooKeeper()
+    {
+        zooKeeperStopped = true;
+        zooKeeper.stop(false, plan.stopTimeoutMs());
+    }
+
+    /** Start ZooKeeper again after {@link #stopZooKeeper}. */
+    void startZooKeeper() throws IOException
+    {
+        zooKeeper.start(plan.startTimeoutMs());
+        zooKeeperStopped = false;
+    }
+
+    /** @return the ZooKeeper settings of the cluster (a fault drill's own ZooKeeper client). */
+    Properties zooKeeperSettings()
+    {
+        return zooKeeperProperties();
+    }
+
+    /** @return the cluster's ZooKeeper root. */
+    static String root()
+    {
+        return ROOT;
     }
 
     /** @return the client every phase produces through. */
@@ -396,6 +446,21 @@ final class LoopbackCluster implements AutoCloseable
                 if (null != host && Files.exists(host.log()))
                 {
                     copyCapped(host.log(), logCopies.resolve(host.log().getFileName()));
+                }
+            }
+            for (int id = 0; id < HOSTS; id++)
+            {
+                if (Files.exists(dir.resolve("host-" + id + ".log")))
+                {
+                    copyCapped(dir.resolve("host-" + id + ".log"), logCopies.resolve("host-" + id + ".log"));
+                }
+                for (int launch = 2; launch <= launches[id] + 1; launch++)
+                {
+                    final Path relaunched = dir.resolve("host-" + id + "-" + launch + ".log");
+                    if (Files.exists(relaunched))
+                    {
+                        copyCapped(relaunched, logCopies.resolve(relaunched.getFileName()));
+                    }
                 }
             }
             if (Files.exists(dir.resolve("zookeeper.log")))

@@ -48,6 +48,7 @@ public final class MultiProcessBench
     private final Map<String, List<String>> profiles = new LinkedHashMap<>();
     private final List<String> problems = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    private final List<FaultPhase.Outcome> faults = new ArrayList<>();
     private int nextTag = 1;
     private final java.util.Set<LoadTarget> madeOnePartition = new java.util.HashSet<>();
 
@@ -125,7 +126,7 @@ public final class MultiProcessBench
         facts.put("loadavg.start", loadAtStart);
         facts.put("loadavg.end", Environment.loadAverage());
         final MultiProcessReport report = new MultiProcessReport(reportDir, plan, cells, idle, descriptions, stops,
-            profiles, problems, notes, (System.nanoTime() - startNanos) / 1e9);
+            profiles, faults, problems, notes, (System.nanoTime() - startNanos) / 1e9);
         final Path summary = report.write(facts);
         final Path index = ResultsIndex.update(resultsDir);
         out.println();
@@ -192,7 +193,7 @@ public final class MultiProcessBench
         }
     }
 
-    private void sweep(final LoadTarget target, final int run, final Path reportDir) throws IOException
+    private void sweep(final LoadTarget target, final int run, final Path reportDir) throws Exception
     {
         final int firstPartitions = plan.partitions().get(0);
         final String firstTopic = TOPIC + firstPartitions;
@@ -232,6 +233,12 @@ public final class MultiProcessBench
         if (run == 1 && plan.profileMs() > 0)
         {
             profile(target, firstTopic, firstPartitions, reportDir);
+        }
+        if (run == 1 && plan.faults() && target instanceof TidemarkTarget tidemark)
+        {
+            out.println("  tidemark: fault phase");
+            out.flush();
+            faults.addAll(new FaultPhase(tidemark.cluster(), plan, out).run());
         }
     }
 

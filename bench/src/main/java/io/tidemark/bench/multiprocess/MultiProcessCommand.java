@@ -76,6 +76,11 @@ public final class MultiProcessCommand implements Callable<Integer>
             "rate, saturated, acks=all, first partition count); 0 to skip (default: ${DEFAULT-VALUE}).")
     long profileMs;
 
+    @Option(names = "--no-faults",
+        description = "Skip Tidemark's fault phase (SIGKILL of a plain leader and of the controller's host, each " +
+            "restarted at once; a ZooKeeper restart), which otherwise ends Tidemark's first run.")
+    boolean noFaults;
+
     @Option(names = "--kafka-lib", paramLabel = "DIR",
         description = "The Kafka server's jars (default: kafka-peer/target/lib of this build).")
     Path kafkaLib;
@@ -176,7 +181,7 @@ public final class MultiProcessCommand implements Callable<Integer>
                 minInsync, batchSize, lingerMs, latencyLingerMs, bufferMemory, runs, Map.copyOf(hostProperties),
                 null == dir ? Path.of(System.getProperty("java.io.tmpdir")) : dir, keepData,
                 null == hostClasspath ? classpathOfThisJvm() : hostClasspath, kafkaLib, startTimeoutMs,
-                stopTimeoutMs, settleTimeoutMs)
+                stopTimeoutMs, settleTimeoutMs, !noFaults)
                 .validate();
         }
         catch (final IllegalArgumentException ex)

@@ -40,6 +40,7 @@ import java.util.Map;
  * @param startTimeoutMs   longest wait for the hosts to register, and for the topic.
  * @param stopTimeoutMs    longest wait for a host to exit after SIGTERM before it is killed.
  * @param settleTimeoutMs  longest wait before a phase for the ISR to be full again.
+ * @param faults           run Tidemark's fault phase (leader kills, restarts, a ZooKeeper restart) at the end.
  */
 public record MultiProcessPlan(
     List<String> targets,
@@ -68,7 +69,8 @@ public record MultiProcessPlan(
     Path kafkaLib,
     long startTimeoutMs,
     long stopTimeoutMs,
-    long settleTimeoutMs)
+    long settleTimeoutMs,
+    boolean faults)
 {
     /** Smallest record: its first bytes carry the record's id, which the read-back checks. */
     public static final int MIN_RECORD_SIZE = RecordValues.ID_LENGTH;
@@ -189,7 +191,7 @@ public record MultiProcessPlan(
     {
         final double cells = (double)acks.size() * partitions.size() * (2 * warmupMs + throughputMs + latencyMs);
         final double perTarget = jitWarmupMs + runs * (cells + roundTripMs) + idleMs +
-            (profileMs > 0 ? 3 * profileMs + 2 * warmupMs : 0);
+            (profileMs > 0 ? 3 * profileMs + 2 * warmupMs : 0) + (faults ? 30_000 : 0);
         return perTarget * targets.size() / 1_000.0;
     }
 

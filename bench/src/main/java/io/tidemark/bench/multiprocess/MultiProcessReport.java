@@ -43,6 +43,7 @@ final class MultiProcessReport
     private final Map<String, String> descriptions;
     private final Map<String, List<String>> stops;
     private final Map<String, List<String>> profiles;
+    private final List<FaultPhase.Outcome> faults;
     private final List<String> runProblems;
     private final List<String> notes;
     private final double wallSeconds;
@@ -50,7 +51,7 @@ final class MultiProcessReport
     MultiProcessReport(final Path dir, final MultiProcessPlan plan, final List<CellResult> cells,
         final Map<String, MultiProcessBench.Idle> idle, final Map<String, String> descriptions,
         final Map<String, List<String>> stops, final Map<String, List<String>> profiles,
-        final List<String> runProblems, final List<String> notes, final double wallSeconds)
+        final List<FaultPhase.Outcome> faults, final List<String> runProblems, final List<String> notes, final double wallSeconds)
     {
         this.dir = dir;
         this.plan = plan;
@@ -59,6 +60,7 @@ final class MultiProcessReport
         this.descriptions = descriptions;
         this.stops = stops;
         this.profiles = profiles;
+        this.faults = List.copyOf(faults);
         this.runProblems = List.copyOf(runProblems);
         this.notes = List.copyOf(notes);
         this.wallSeconds = wallSeconds;
@@ -388,6 +390,26 @@ final class MultiProcessReport
             md.append('\n');
         }
 
+        if (!faults.isEmpty())
+        {
+            md.append("## Availability under faults (Tidemark)\n\n");
+            md.append("An idempotent acks=all producer sends 1,000 records/s (linger 0) to one partition of topic `" +
+                FaultPhase.TOPIC + "` while the fault is injected; the pause is the longest time after the fault " +
+                "without an acknowledgement. Killed hosts are started again at once. Goals: acknowledgements resume " +
+                "within 1 s after the kill of any single host, the controller's included; a restarted host serves " +
+                "again within 2 s; a ZooKeeper restart costs no controller. Default settings throughout " +
+                "(ZooKeeper session 18 s, host heartbeat session 600 ms).\n\n");
+            md.append("| fault | acks paused ms | restarted host back in the ISR after ms | acknowledged | failed | " +
+                "controller epoch | what happened |\n|---|---:|---:|---:|---:|---|---|\n");
+            for (final FaultPhase.Outcome o : faults)
+            {
+                md.append(String.format(Locale.ROOT, "| %s | %d | %s | %d | %d | %s | %s |%n", o.fault(), o.pauseMs(),
+                    o.recoveryMs() >= 0 ? Long.toString(o.recoveryMs()) : "-", o.acked(), o.failed(), o.epochs(),
+                    o.note()));
+            }
+            md.append('\n');
+        }
+
         if (!profiles.isEmpty())
         {
             md.append("## Profiles\n\n");
@@ -623,6 +645,20 @@ final class MultiProcessReport
         });
         root.put("idle", idleJson);
         root.put("profiles", profiles);
+        final List<Object> faultJson = new ArrayList<>();
+        for (final FaultPhase.Outcome o : faults)
+        {
+            final Map<String, Object> m = new LinkedHashMap<>();
+            m.put("fault", o.fault());
+            m.put("pauseMs", o.pauseMs());
+            m.put("recoveryMs", o.recoveryMs());
+            m.put("acknowledged", o.acked());
+            m.put("failed", o.failed());
+            m.put("controllerEpoch", o.epochs());
+            m.put("note", o.note());
+            faultJson.add(m);
+        }
+        root.put("faults", faultJson);
         root.put("stops", stops);
         root.put("problems", problems());
         root.put("notes", notes);

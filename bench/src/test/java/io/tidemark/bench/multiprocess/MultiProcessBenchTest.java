@@ -26,7 +26,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * The multiprocess command end to end, with windows of a second: a real 3-node Kafka (when the build has collected
  * its jars into kafka-peer/target/lib, as the whole reactor's build does) and Tidemark's three host JVMs with their
  * ZooKeeper JVM, one acks mode, one partition count. The report must have every cell of both targets, Tidemark's
- * acknowledged records read back, the idle window and the profiles of every server process, the issue's goals; and
+ * acknowledged records read back, the idle window and the profiles of every server process, the issue's goals,
+ * Tidemark's fault phase (two leader kills with restarts, a ZooKeeper restart) with no failed send; and
  * no server JVM or cluster directory may be left behind. About one to two minutes on 2 cores.
  */
 class MultiProcessBenchTest
@@ -98,6 +99,12 @@ class MultiProcessBenchTest
             assertTrue(profile.contains("execution samples"), profile);
         }
         assertEquals(6, Json.array(summary.get("goals")).size());
+        final List<Object> faults = Json.array(summary.get("faults"));
+        assertEquals(3, faults.size(), console);
+        for (final Object fault : faults)
+        {
+            assertEquals(0L, (long)Json.number(Json.object(fault).get("failed")), fault + "\n" + console);
+        }
 
         final String markdown = Files.readString(run.resolve("summary.md"), StandardCharsets.UTF_8);
         assertTrue(markdown.contains("- Command: `tidemark-bench multiprocess"), markdown);

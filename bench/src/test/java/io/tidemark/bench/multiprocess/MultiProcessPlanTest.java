@@ -30,7 +30,7 @@ class MultiProcessPlanTest
     {
         return new MultiProcessPlan(targets, acks, partitions, 5_000, 2_000, 10_000, 10_000, 10_000, 10_000, 60_000,
             10_000, size, 1, minInsync, 16_384, 5, 0, 33_554_432L, 1, hostProperties, Path.of("/tmp"), false, "cp",
-            null, 90_000, 30_000, 60_000);
+            null, 90_000, 30_000, 60_000, false);
     }
 
     @Test
