@@ -35,7 +35,10 @@ import java.util.concurrent.locks.LockSupport;
  * ports, started from the Kafka server's own jars (module {@code kafka-peer} collects them from Maven Central into
  * {@code kafka-peer/target/lib}). Every broker runs as Kafka's {@code kafka-server-start.sh} runs it: the
  * {@link #KAFKA_JVM_ARGS heap and G1 settings of that script}, {@code kafka.Kafka server.properties}, log4j2 at INFO
- * into the broker's log file; the storage directories are formatted first with Kafka's {@code StorageTool}.
+ * into the broker's log file; the storage directories are formatted first with Kafka's {@code StorageTool}. The
+ * broker settings are Kafka's defaults except the listeners, directories, replication factors of the internal
+ * topics, and the KRaft quorum's election, fetch and request timeouts (5 s, 10 s, 10 s), raised so that a quorum
+ * forms on a loaded machine.
  * <pre>{@code
  * try (KafkaPeerCluster kafka = KafkaPeerCluster.start(KafkaPeerCluster.settings(dir, KafkaPeerCluster.findLib(null))))
  * {
@@ -326,6 +329,13 @@ public final class KafkaPeerCluster implements AutoCloseable
         p.setProperty("transaction.state.log.min.isr", Integer.toString(Math.min(2, settings.brokers())));
         p.setProperty("group.initial.rebalance.delay.ms", "0");
         p.setProperty("auto.create.topics.enable", "false");
+        // The KRaft quorum's timeouts, raised from 1 s / 2 s / 2 s so that the nodes can elect a quorum leader on a
+        // loaded 2-core machine, where a starved node misses the default election timeout again and again (seen:
+        // no leader after 6 minutes at a load average of 90). They only govern the metadata quorum's elections
+        // and liveness, not the produce path measured.
+        p.setProperty("controller.quorum.election.timeout.ms", "5000");
+        p.setProperty("controller.quorum.fetch.timeout.ms", "10000");
+        p.setProperty("controller.quorum.request.timeout.ms", "10000");
         settings.brokerProperties().forEach(p::setProperty);
         final Path file = settings.dir().resolve("server-" + id + ".properties");
         try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8))
