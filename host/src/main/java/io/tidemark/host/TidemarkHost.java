@@ -99,7 +99,6 @@ public final class TidemarkHost implements AutoCloseable
             // Registered before anything runs: a second process with this host id fails here, before its
             // registration with the controller could pass for a restart of the live one.
             this.hostData = (incarnation + " " + config.endpoints().get(hostId)).getBytes(StandardCharsets.UTF_8);
-            removeStaleRegistration(config, client, root);
             ZooKeeperHostLiveness.register(client, root, hostId, hostData,
                 2L * config.zooKeeper().sessionTimeoutMs());
             this.media = null == config.aeronDir() ?
@@ -381,77 +380,6 @@ public final class TidemarkHost implements AutoCloseable
         catch (final java.util.concurrent.ExecutionException ex)
         {
             return ex.getCause();
-        }
-    }
-
-    /**
-     * A SIGKILLed process of this host left its registration behind, which would otherwise stay until its ZooKeeper
-     * session expires (the session timeout, 18 s by default), keeping this start waiting for it. It is removed at
-     * once when it is provably the registration of a dead process of this same host: it names this host's own
-     * endpoint, and that endpoint can be bound now (a live process of this host would hold it: its media driver
-     * listens there). Any other registration (another machine's process with this host id, a live process, an
-     * external media driver holding the endpoint) is left alone, and the start waits for it as before. The dead
-     * session's controller-election node goes too, so that a controller that died with it is replaced now.
-     */
-    static void removeStaleRegistration(final HostConfig config, final CuratorFramework client, final String root)
-    {
-        final String path = root + "/" + ZooKeeperHostLiveness.HOSTS + "/" + config.hostId();
-        try
-        {
-            final Stat stat = client.checkExists().forPath(path);
-            if (null == stat || stat.getEphemeralOwner() == client.getZookeeperClient().getZooKeeper().getSessionId())
-            {
-                return;
-            }
-            final String[] parts = new String(client.getData().forPath(path), StandardCharsets.UTF_8).trim()
-                .split(" ");
-            final String endpoint = config.endpoints().get(config.hostId());
-            if (parts.length != 2 || !parts[1].equals(endpoint) || null != config.aeronDir() || !bindable(endpoint))
-            {
-                return;
-            }
-            final long deadSession = stat.getEphemeralOwner();
-            client.delete().withVersion(stat.getVersion()).forPath(path);
-            final String election = root + "/" + io.tidemark.zookeeper.ZooKeeperControllerElection.ELECTION;
-            if (null != client.checkExists().forPath(election))
-            {
-                for (final String child : client.getChildren().forPath(election))
-                {
-                    final Stat node = client.checkExists().forPath(election + "/" + child);
-                    if (null != node && node.getEphemeralOwner() == deadSession)
-                    {
-                        client.delete().guaranteed().forPath(election + "/" + child);
-                    }
-                }
-            }
-            System.getLogger(TidemarkHost.class.getName()).log(System.Logger.Level.INFO, "host " + config.hostId() +
-                ": removed the registration its killed predecessor (incarnation " + parts[0] + ") left in ZooKeeper");
-        }
-        catch (final KeeperException.NoNodeException | KeeperException.BadVersionException ex)
-        {
-            // gone meanwhile (its session expired): nothing to remove
-        }
-        catch (final Exception ex)
-        {
-            System.getLogger(TidemarkHost.class.getName()).log(System.Logger.Level.WARNING, "host " +
-                config.hostId() + ": cannot check for a stale registration at " + path + ": " + ex);
-        }
-    }
-
-    /** @return whether a UDP socket can be bound at {@code address:port} now. */
-    private static boolean bindable(final String endpoint)
-    {
-        final int colon = endpoint.lastIndexOf(':');
-        try (java.net.DatagramSocket socket = new java.net.DatagramSocket(null))
-        {
-            socket.setReuseAddress(false);
-            socket.bind(new java.net.InetSocketAddress(endpoint.substring(0, colon),
-                Integer.parseInt(endpoint.substring(colon + 1))));
-            return true;
-        }
-        catch (final java.io.IOException | RuntimeException ex)
-        {
-            return false;
         }
     }
 

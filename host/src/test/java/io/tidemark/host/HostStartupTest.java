@@ -17,8 +17,6 @@ import java.util.Properties;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -138,48 +136,5 @@ class HostStartupTest
             TidemarkHost.start(HostConfig.fromProperties(p)));
         assertTrue(ex.getMessage().contains("cannot reach ZooKeeper"), ex.getMessage());
         assertTrue(System.nanoTime() - before < 10_000_000_000L);
-    }
-
-    @Test
-    void aDeadPredecessorsRegistrationIsRemovedOnlyWhenItsEndpointIsFree() throws Exception
-    {
-        final int port = freeUdpPort();
-        final String endpoints = "0@127.0.0.1:" + port + ",1@127.0.0.1:" + freeUdpPort();
-        final Properties base = config(0, "host-0", endpoints);
-        base.setProperty("zookeeper.session.timeout.ms", "5000");
-        final HostConfig host0 = HostConfig.fromProperties(base);
-        final String root = "/tidemark/startup";
-        final String node = root + "/" + io.tidemark.zookeeper.ZooKeeperHostLiveness.HOSTS + "/0";
-        final String election = root + "/" + io.tidemark.zookeeper.ZooKeeperControllerElection.ELECTION;
-        try (org.apache.curator.framework.CuratorFramework dead = host0.zooKeeper().connectClient();
-            org.apache.curator.framework.CuratorFramework next = host0.zooKeeper().connectClient())
-        {
-            // the "killed" process: its session is still open, with its liveness node and its election node
-            io.tidemark.zookeeper.ZooKeeperHostLiveness.register(dead, root, 0,
-                ("7 127.0.0.1:" + port).getBytes(java.nio.charset.StandardCharsets.UTF_8), 1_000);
-            dead.create().creatingParentContainersIfNeeded().withMode(org.apache.zookeeper.CreateMode.EPHEMERAL)
-                .forPath(election + "/latch-0000000000", "0".getBytes(java.nio.charset.StandardCharsets.UTF_8));
-
-            // a live process of host 0 holds the endpoint: nothing is removed
-            try (DatagramSocket live = new DatagramSocket(port, java.net.InetAddress.getByName("127.0.0.1")))
-            {
-                assertTrue(live.isBound());
-                TidemarkHost.removeStaleRegistration(host0, next, root);
-            }
-            assertNotNull(next.checkExists().forPath(node), "a live predecessor keeps its registration");
-
-            // another endpoint (another machine's process with this host id): nothing is removed
-            final HostConfig elsewhere = with(base, "cluster.hosts", "0@127.0.0.1:" + freeUdpPort() + ",1@127.0.0.1:" +
-                freeUdpPort());
-            TidemarkHost.removeStaleRegistration(elsewhere, next, root);
-            assertNotNull(next.checkExists().forPath(node), "another endpoint's registration is not ours to remove");
-
-            // the endpoint is free: the predecessor is dead; its liveness node and its election node go
-            TidemarkHost.removeStaleRegistration(host0, next, root);
-            assertNull(next.checkExists().forPath(node), "the dead predecessor's registration is removed");
-            assertTrue(next.getChildren().forPath(election).isEmpty(), "and its election node");
-            io.tidemark.zookeeper.ZooKeeperHostLiveness.register(next, root, 0,
-                ("8 127.0.0.1:" + port).getBytes(java.nio.charset.StandardCharsets.UTF_8), 1_000);
-        }
     }
 }
