@@ -209,9 +209,11 @@ public final class Log implements AutoCloseable
      * @return the open log.
      * @throws ConfigException  for an invalid configuration value, naming the key.
      * @throws StorageException LOCKED, NOT_A_LOG_DIRECTORY, CORRUPT_LOG or IO_ERROR.
+     * @throws MissingJvmFlagException when the JVM runs without the one flag Tidemark needs, naming it.
      */
     public static Log open(final LogContext ctx)
     {
+        MissingJvmFlagException.check();
         return new Log(ctx.conclude());
     }
 

@@ -176,7 +176,8 @@ public final class LogInspector
      * @param nextOffset     offset after the last valid batch seen, or -1 when none was.
      * @param validBatches   valid batches seen.
      * @param damagedBatches invalid batches seen.
-     * @param dataEnd        position after the last non-zero byte of the file (a walk only; -1 for a scan).
+     * @param dataEnd        position after the last non-zero byte of the file (a walk only; -1 for a scan and
+     *                       for a walk the visitor stopped: nothing after its stop is read).
      * @param fileSize       size of the file when walked.
      */
     public record ScanResult(
@@ -222,9 +223,11 @@ public final class LogInspector
      * @return an inspector over it.
      * @throws StorageException NOT_A_LOG_DIRECTORY when it does not exist, is not a directory, or holds neither a
      *                          meta file nor a segment; IO_ERROR when it cannot be listed.
+     * @throws MissingJvmFlagException when the JVM runs without the one flag Tidemark needs, naming it.
      */
     public static LogInspector open(final Path dir)
     {
+        MissingJvmFlagException.check();
         if (!Files.exists(dir))
         {
             throw new StorageException(StorageErrorCode.NOT_A_LOG_DIRECTORY, dir + " does not exist");
@@ -483,8 +486,9 @@ public final class LogInspector
                     {
                         position += (int)Math.min(info.frameLength(), fileSize - position);
                     }
-                    return new ScanResult(position, stopStatus, nextOffset, validBatches, damagedBatches,
-                        full ? dataEnd(channel, position, fileSize) : -1, fileSize);
+                    // Stopped by the visitor: nothing more is read (not even to look for garbage after it).
+                    return new ScanResult(position, stopStatus, nextOffset, validBatches, damagedBatches, -1,
+                        fileSize);
                 }
                 if (valid)
                 {

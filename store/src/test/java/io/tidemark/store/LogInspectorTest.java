@@ -76,6 +76,21 @@ class LogInspectorTest
     }
 
     @Test
+    void aWalkTheVisitorStopsReadsNothingAfterTheStop() throws IOException
+    {
+        final Path dir = cleanLog(300);
+        final LogInspector inspector = LogInspector.open(dir);
+        final LogInspector.SegmentInfo first = inspector.segments().get(0);
+        final int[] seen = {0};
+        final LogInspector.ScanResult stopped = inspector.walk(first, (info, batch) -> ++seen[0] < 2);
+        assertEquals(2, seen[0]);
+        assertEquals(2, stopped.validBatches());
+        assertEquals(RecordBatch.VALID, stopped.stopStatus());
+        assertEquals(-1, stopped.dataEnd(), "no look for garbage after a stop: that would read the rest of the file");
+        assertTrue(stopped.stopPosition() > 0 && stopped.stopPosition() < stopped.fileSize());
+    }
+
+    @Test
     void cleanLogVerifiesAndMatchesTheLog() throws IOException
     {
         final Path dir = cleanLog(300);
