@@ -49,18 +49,32 @@ final class DumpCommand implements Callable<Integer>
     int maxValueBytes;
 
     @Option(names = "--from-offset", paramLabel = "OFFSET",
-        description = "Skip batches that end before this offset.")
+        description = "Skip batches that end before this offset (and the segments before the one holding it).")
     Long fromOffset;
 
-    @Option(names = "--max-batches", paramLabel = "N", description = "Stop after N batches (per segment).")
-    Integer maxBatches;
+    @Option(names = "--max-batches", paramLabel = "N", defaultValue = "" + DEFAULT_MAX_BATCHES,
+        description = "Print at most N batches in all, then stop reading (default: ${DEFAULT-VALUE}).")
+    long maxBatches;
+
+    @Option(names = "--max-records", paramLabel = "N", defaultValue = "" + DEFAULT_MAX_RECORDS,
+        description = "Print at most N records in all, then stop reading (default: ${DEFAULT-VALUE}).")
+    long maxRecords;
+
+    @Option(names = "--all", description = "No limit: print every batch and record.")
+    boolean all;
+
+    /** Default of --max-batches: a screenful of structure, never a whole production log by accident. */
+    static final long DEFAULT_MAX_BATCHES = 100;
+    /** Default of --max-records. */
+    static final long DEFAULT_MAX_RECORDS = 1000;
 
     @Override
     public Integer call()
     {
-        if (maxValueBytes < 0)
+        if (maxValueBytes < 0 || maxBatches < 0 || maxRecords < 0)
         {
-            throw new picocli.CommandLine.ParameterException(spec.commandLine(), "--max-value-bytes must be >= 0");
+            throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+                "--max-value-bytes, --max-batches and --max-records must be >= 0");
         }
         final PrintWriter out = spec.commandLine().getOut();
         final Path dir = Inspect.directoryOf(path);
@@ -82,14 +96,38 @@ final class DumpCommand implements Callable<Integer>
         Inspect.describeState(inspector, out);
 
         final Totals totals = new Totals();
-        for (final LogInspector.SegmentInfo segment : segments)
+        int read = 0;
+        int skipped = 0;
+        for (int i = 0; i < segments.size(); i++)
         {
+            final LogInspector.SegmentInfo segment = segments.get(i);
+            if (null != fromOffset && !showIndex && i + 1 < segments.size() &&
+                segments.get(i + 1).baseOffset() <= fromOffset)
+            {
+                skipped++; // every offset of this segment is below --from-offset: not read
+                continue;
+            }
+            if (!showIndex && limitReached(totals))
+            {
+                break; // --index checks every segment's entries against its batches: read on
+            }
+            read++;
             dumpSegment(inspector, segment, showIndex, out, totals);
         }
-        out.println("Summary: " + segments.size() + " segment(s), " + totals.batches + " valid batch(es), " +
+        final int notRead = segments.size() - read - skipped;
+        final boolean partial = totals.readStopped || read + skipped < segments.size();
+        out.println("Summary" + (partial ? " of what was read" : "") + ": " + (read == segments.size() ?
+            segments.size() + " segment(s)" : read + " of " + segments.size() + " segment(s) read") + ", " + totals.batches + " valid batch(es), " +
             totals.records + " record(s), " + totals.damaged + " damaged batch(es)" +
             (totals.garbage > 0 ? ", " + totals.garbage + " segment(s) with bytes after the data" : "") +
             (showIndex ? ", " + totals.indexMismatches + " index mismatch(es)" : ""));
+        if (totals.stopped)
+        {
+            out.println("Stopped at the limit of " + (totals.shownBatches >= maxBatches ? maxBatches + " batch(es)" :
+                maxRecords + " record(s)") + " printed" + (notRead > 0 ? " (" + notRead + " more segment(s) not read)" :
+                "") + (partial ? "" : " (--index: every batch was read to check the indexes)") +
+                ": --max-batches N, --max-records N or --all print more; `tidemark verify` checks everything.");
+        }
         out.flush();
         return totals.damaged + totals.garbage + totals.indexMismatches == 0 ? ExitCodes.OK : ExitCodes.CORRUPT;
     }
@@ -101,6 +139,19 @@ final class DumpCommand implements Callable<Integer>
         long damaged;
         long garbage;
         long indexMismatches;
+        long shownBatches;
+        long shownRecords;
+        boolean stopped;
+        boolean readStopped;
+    }
+
+    private boolean limitReached(final Totals totals)
+    {
+        if (!all && (totals.shownBatches >= maxBatches || !noRecords && totals.shownRecords >= maxRecords))
+        {
+            totals.stopped = true;
+        }
+        return totals.stopped;
     }
 
     private void dumpSegment(
@@ -115,9 +166,13 @@ final class DumpCommand implements Callable<Integer>
         final Map<Integer, Long> batchAt = new HashMap<>();
         final List<long[]> boundaries = new ArrayList<>(); // base, next, running max timestamp
         final long[] runningMax = {Long.MIN_VALUE};
-        final int[] shown = {0};
         final LogInspector.ScanResult result = inspector.walk(segment, (info, batch) ->
         {
+            if (!showIndex && limitReached(totals))
+            {
+                totals.readStopped = true;
+                return false; // stop reading
+            }
             if (info.valid())
             {
                 batchAt.put(info.position(), info.baseOffset());
@@ -134,15 +189,20 @@ final class DumpCommand implements Callable<Integer>
             {
                 return true;
             }
-            if (null != maxBatches && shown[0] >= maxBatches)
+            if (limitReached(totals))
             {
-                return true;
+                return showIndex; // the index checks need every batch of the segment: read on, print nothing
             }
-            shown[0]++;
-            printBatch(info, batch, out);
+            totals.shownBatches++;
+            printBatch(info, batch, out, totals);
             return true;
         });
-        if (result.stopStatus() == RecordBatch.INCOMPLETE && result.damagedBatches() == 0 ||
+        if (result.stopStatus() == RecordBatch.VALID)
+        {
+            out.println("  stopped at the limit (at position " + result.stopPosition() + " of " +
+                result.fileSize() + " bytes)");
+        }
+        else if (result.stopStatus() == RecordBatch.INCOMPLETE && result.damagedBatches() == 0 ||
             result.stopPosition() >= result.fileSize())
         {
             out.println("  end of data at position " + result.stopPosition() + " (file size " + result.fileSize() +
@@ -167,7 +227,8 @@ final class DumpCommand implements Callable<Integer>
         }
     }
 
-    private void printBatch(final LogInspector.BatchInfo info, final RecordBatch batch, final PrintWriter out)
+    private void printBatch(
+        final LogInspector.BatchInfo info, final RecordBatch batch, final PrintWriter out, final Totals totals)
     {
         if (!info.valid())
         {
@@ -184,11 +245,26 @@ final class DumpCommand implements Callable<Integer>
             " baseSequence=" + info.baseSequence() : "") + " crc=" + hex(info.crc()) + " valid");
         if (!noRecords)
         {
-            batch.forEachRecord((RecordView record) -> out.println("    offset=" + record.offset() + " timestamp=" +
-                Formats.timestamp(record.timestamp()) + " key=" +
-                Formats.display(record.buffer(), record.keyOffset(), record.keyLength(), maxValueBytes) + " value=" +
-                Formats.display(record.buffer(), record.valueOffset(), record.valueLength(), maxValueBytes) +
-                (record.headersLength() > 0 ? " headers=" + headers(record) : "")));
+            final int[] left = {0};
+            batch.forEachRecord((RecordView record) ->
+            {
+                if (!all && totals.shownRecords >= maxRecords)
+                {
+                    left[0]++;
+                    return;
+                }
+                totals.shownRecords++;
+                out.println("    offset=" + record.offset() + " timestamp=" +
+                    Formats.timestamp(record.timestamp()) + " key=" +
+                    Formats.display(record.buffer(), record.keyOffset(), record.keyLength(), maxValueBytes) +
+                    " value=" +
+                    Formats.display(record.buffer(), record.valueOffset(), record.valueLength(), maxValueBytes) +
+                    (record.headersLength() > 0 ? " headers=" + headers(record) : ""));
+            });
+            if (left[0] > 0)
+            {
+                out.println("    ... " + left[0] + " more record(s) in this batch");
+            }
         }
     }
 

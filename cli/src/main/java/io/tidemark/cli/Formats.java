@@ -3,8 +3,13 @@ package io.tidemark.cli;
 import io.tidemark.store.RecordView;
 import org.agrona.DirectBuffer;
 
+import java.io.IOException;
+import java.io.OutputStream;
 import java.nio.ByteBuffer;
+import java.nio.CharBuffer;
 import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -70,8 +75,13 @@ final class Formats
         }
     }
 
-    /** @return the raw value as text (UTF-8, replacement characters for invalid bytes), or null. */
-    static String raw(final DirectBuffer buffer, final int offset, final int length)
+    /**
+     * @return the bytes as text that is safe on a terminal and keeps one record on one line, or null for null
+     *         ({@code length < 0}): valid UTF-8 as it is, except {@code \\}, {@code \n}, {@code \r},
+     *         {@code \t}, other control and format characters as {@code \\uXXXX} (no terminal escape
+     *         sequence gets through), and bytes that are not UTF-8 as {@code \\xNN}.
+     */
+    static String escaped(final DirectBuffer buffer, final int offset, final int length)
     {
         if (length < 0)
         {
@@ -79,7 +89,71 @@ final class Formats
         }
         final byte[] bytes = new byte[length];
         buffer.getBytes(offset, bytes);
-        return new String(bytes, StandardCharsets.UTF_8);
+        final StringBuilder out = new StringBuilder(length + 16);
+        final CharsetDecoder decoder = StandardCharsets.UTF_8.newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+        final ByteBuffer in = ByteBuffer.wrap(bytes);
+        final CharBuffer chars = CharBuffer.allocate(Math.max(16, length));
+        while (true)
+        {
+            final CoderResult result = decoder.decode(in, chars, true);
+            chars.flip();
+            appendEscaped(chars, out, false);
+            chars.clear();
+            if (result.isError())
+            {
+                for (int i = 0; i < result.length(); i++)
+                {
+                    out.append(String.format("\\x%02x", in.get() & 0xFF));
+                }
+            }
+            else if (!result.isOverflow())
+            {
+                break;
+            }
+        }
+        return out.toString();
+    }
+
+    /** Appends {@code text}, escaping what could break a line or drive a terminal (and quotes when quoted). */
+    private static void appendEscaped(final CharSequence text, final StringBuilder out, final boolean quoted)
+    {
+        for (int i = 0; i < text.length(); i++)
+        {
+            final char c = text.charAt(i);
+            switch (c)
+            {
+                case '\\': out.append("\\\\"); break;
+                case '\n': out.append("\\n"); break;
+                case '\r': out.append("\\r"); break;
+                case '\t': out.append("\\t"); break;
+                case '"':
+                    out.append(quoted ? "\\\"" : "\"");
+                    break;
+                default:
+                    if (unsafe(c))
+                    {
+                        out.append(String.format("\\u%04x", (int)c));
+                    }
+                    else
+                    {
+                        out.append(c);
+                    }
+            }
+        }
+    }
+
+    /** @return whether {@code c} is a control or format character (C0, DEL, C1, bidi overrides, separators). */
+    private static boolean unsafe(final char c)
+    {
+        if (Character.isISOControl(c))
+        {
+            return true;
+        }
+        final int type = Character.getType(c);
+        return type == Character.FORMAT || type == Character.LINE_SEPARATOR ||
+            type == Character.PARAGRAPH_SEPARATOR;
     }
 
     /**
@@ -115,30 +189,11 @@ final class Formats
         return hex + more;
     }
 
+    /** @return {@code text} escaped for a double-quoted display (see {@link #escaped}). */
     static String escape(final String text)
     {
         final StringBuilder out = new StringBuilder(text.length());
-        for (int i = 0; i < text.length(); i++)
-        {
-            final char c = text.charAt(i);
-            switch (c)
-            {
-                case '"': out.append("\\\""); break;
-                case '\\': out.append("\\\\"); break;
-                case '\n': out.append("\\n"); break;
-                case '\r': out.append("\\r"); break;
-                case '\t': out.append("\\t"); break;
-                default:
-                    if (c < 0x20 || c == 0x7f)
-                    {
-                        out.append(String.format("\\u%04x", (int)c));
-                    }
-                    else
-                    {
-                        out.append(c);
-                    }
-            }
-        }
+        appendEscaped(text, out, true);
         return out.toString();
     }
 
@@ -153,11 +208,15 @@ final class Formats
         value
     }
 
+    /**
+     * @return the record as a line (without its line end), key and value {@link #escaped}: a null key or value is
+     *         {@code null} in the full format and nothing in the others.
+     */
     static String record(final RecordView record, final RecordFormat format, final String keySeparator)
     {
         final DirectBuffer buffer = record.buffer();
-        final String key = raw(buffer, record.keyOffset(), record.keyLength());
-        final String value = raw(buffer, record.valueOffset(), record.valueLength());
+        final String key = escaped(buffer, record.keyOffset(), record.keyLength());
+        final String value = escaped(buffer, record.valueOffset(), record.valueLength());
         switch (format)
         {
             case value: return null == value ? "" : value;
@@ -165,6 +224,51 @@ final class Formats
             default: return record.offset() + "\t" + timestamp(record.timestamp()) + "\t" + key + "\t" + value;
         }
     }
+
+    /** The record's line as the bytes that were produced ({@code --raw}), ended by a newline. */
+    static void writeRaw(
+        final RecordView record, final RecordFormat format, final byte[] keySeparator, final OutputStream out)
+        throws IOException
+    {
+        final DirectBuffer buffer = record.buffer();
+        switch (format)
+        {
+            case value:
+                writeBytes(buffer, record.valueOffset(), record.valueLength(), out, false);
+                break;
+            case kv:
+                writeBytes(buffer, record.keyOffset(), record.keyLength(), out, false);
+                out.write(keySeparator);
+                writeBytes(buffer, record.valueOffset(), record.valueLength(), out, false);
+                break;
+            default:
+                out.write((record.offset() + "\t" + timestamp(record.timestamp()) + "\t")
+                    .getBytes(StandardCharsets.UTF_8));
+                writeBytes(buffer, record.keyOffset(), record.keyLength(), out, true);
+                out.write('\t');
+                writeBytes(buffer, record.valueOffset(), record.valueLength(), out, true);
+        }
+        out.write('\n');
+    }
+
+    private static void writeBytes(
+        final DirectBuffer buffer, final int offset, final int length, final OutputStream out, final boolean nullText)
+        throws IOException
+    {
+        if (length < 0)
+        {
+            if (nullText)
+            {
+                out.write(NULL_BYTES);
+            }
+            return;
+        }
+        final byte[] bytes = new byte[length];
+        buffer.getBytes(offset, bytes);
+        out.write(bytes);
+    }
+
+    private static final byte[] NULL_BYTES = "null".getBytes(StandardCharsets.US_ASCII);
 
     /** @return a byte count for people. */
     static String bytes(final long bytes)

@@ -15,7 +15,6 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintWriter;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -54,6 +53,10 @@ final class ReadCommand implements Callable<Integer>
         description = "First offset to read (default: the group's committed offset with --group, else 0).")
     Long from;
 
+    @Option(names = {"-n", "--last"}, paramLabel = "N",
+        description = "The last N committed records (as tail -n N): from the high watermark minus N.")
+    Long last;
+
     @Option(names = "--group", paramLabel = "GROUP",
         description = "A consumer group: start at its committed offset (0 when it has none) unless --from is " +
             "given, and commit the position reached when reading stops (kept in ZooKeeper).")
@@ -69,11 +72,11 @@ final class ReadCommand implements Callable<Integer>
 
     private volatile boolean stopRequested;
     private long printed;
-    private PrintWriter out;
+    private RecordOutputOptions.Printer out;
 
     private final RecordHandler printer = (record) ->
     {
-        out.println(output.line(record));
+        out.print(record);
         printed++;
     };
 
@@ -87,7 +90,12 @@ final class ReadCommand implements Callable<Integer>
                 "--idle-timeout-ms must be >= 0, --timeout-ms >= 1");
         }
         output.checkFollow(spec);
-        out = spec.commandLine().getOut();
+        if (null != last && (last < 0 || null != from || null != group))
+        {
+            throw new ParameterException(spec.commandLine(), "--last must be >= 0 and goes without --from and " +
+                "--group");
+        }
+        out = output.printer(spec);
         final CountDownLatch done = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {
@@ -139,6 +147,10 @@ final class ReadCommand implements Callable<Integer>
         try (RemoteReader reader = connection.openReader(topic, partition))
         {
             reader.seek(start);
+            if (null != last)
+            {
+                reader.seek(Math.max(0, highWatermark(connection, reader) - last));
+            }
             try
             {
                 readFrom(connection, reader, start);
@@ -197,6 +209,23 @@ final class ReadCommand implements Callable<Integer>
             }
             idle.idle(delivered);
         }
+    }
+
+    /** @return the partition's high watermark, asked of its leader without reading a record. */
+    private long highWatermark(final TidemarkClient connection, final RemoteReader reader)
+    {
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMs);
+        final IdleStrategy idle = new BackoffIdleStrategy(10, 10, 1_000, 10_000_000);
+        while (reader.highWatermark() < 0)
+        {
+            reader.poll(printer, 0);
+            if (System.nanoTime() - deadline > 0 && reader.highWatermark() < 0)
+            {
+                throw unavailable(connection, reader, -1);
+            }
+            idle.idle(0);
+        }
+        return reader.highWatermark();
     }
 
     private CliException unavailable(final TidemarkClient connection, final RemoteReader reader, final long hw)

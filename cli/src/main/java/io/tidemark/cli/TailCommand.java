@@ -32,7 +32,8 @@ import java.util.concurrent.TimeUnit;
     mixinStandardHelpOptions = true,
     description = {
         "Print the records of a local log or of a replicated topic partition, from the beginning (default), an " +
-            "offset, a timestamp or the end, and with --follow keep printing new records as they arrive.",
+            "offset, a timestamp, the last N records (-n N) or the end, and with --follow keep printing new " +
+            "records as they arrive. Keys and values are printed safely (escaped) unless --raw.",
         "A local log is opened as an application would (recovery included; nothing is appended). When a running " +
             "process has it open (locked), or with --read-only, its files are read without the lock and " +
             "nothing is changed, following the owner's appends. A replicated topic is read up to its high " +
@@ -69,6 +70,11 @@ final class TailCommand implements Callable<Integer>
 
         @Option(names = "--from-end", description = "From the end: only records appended from now on.")
         boolean end;
+
+        @Option(names = {"-n", "--last"}, paramLabel = "N", description = "The last N records (as tail -n N): " +
+            "from the log end offset minus N (on a topic, the high watermark minus N), then stop at the end, or " +
+            "keep following with --follow.")
+        Long last;
     }
 
     @Mixin
@@ -84,15 +90,16 @@ final class TailCommand implements Callable<Integer>
     private volatile boolean stopRequested;
     private long printed;
     private long lastRecordNs;
-    private PrintWriter out;
+    private RecordOutputOptions.Printer out;
 
     @Override
     public Integer call()
     {
         target.validate(spec, true);
-        if (output.anyNegative())
+        if (output.anyNegative() || null != start && null != start.last && start.last < 0)
         {
-            throw new ParameterException(spec.commandLine(), "--max-records and --idle-timeout-ms must be >= 0");
+            throw new ParameterException(spec.commandLine(), "--last, --max-records and --idle-timeout-ms must be " +
+                ">= 0");
         }
         output.checkFollow(spec);
         if (readOnly && target.isCluster())
@@ -101,7 +108,7 @@ final class TailCommand implements Callable<Integer>
         }
         final long fromTimestamp = null != start && null != start.timestamp ?
             parseTimestamp(start.timestamp) : Long.MIN_VALUE;
-        out = spec.commandLine().getOut();
+        out = output.printer(spec);
         final CountDownLatch done = new CountDownLatch(1);
         final Thread hook = new Thread(() ->
         {
@@ -158,7 +165,7 @@ final class TailCommand implements Callable<Integer>
 
     private final RecordHandler printer = (record) ->
     {
-        out.println(output.line(record));
+        out.print(record);
         printed++;
     };
 
@@ -186,6 +193,18 @@ final class TailCommand implements Callable<Integer>
         }
         return null != output.idleTimeoutMs && delivered == 0 &&
             now - lastRecordNs >= output.idleTimeoutMs * 1_000_000L;
+    }
+
+    /** With --follow: say on stderr where following starts (scripts and tests wait for this line). */
+    private void announce(final long position)
+    {
+        if (output.follow)
+        {
+            final PrintWriter err = spec.commandLine().getErr();
+            err.println("tail: following " + (target.isCluster() ? target.topic + "-" + target.partition :
+                target.logDir) + " from offset " + position + " (Ctrl-C stops)");
+            err.flush();
+        }
     }
 
     private IdleStrategy idle()
@@ -232,6 +251,11 @@ final class TailCommand implements Callable<Integer>
                 {
                     reader.seekToEnd();
                 }
+                else if (null != start && null != start.last)
+                {
+                    reader.seek(Math.max(log.logStartOffset(), log.logEndOffset() - start.last));
+                }
+                announce(reader.position());
                 final IdleStrategy idle = idle();
                 lastRecordNs = System.nanoTime();
                 while (true)
@@ -265,6 +289,11 @@ final class TailCommand implements Callable<Integer>
         {
             tail.seekToEnd();
         }
+        else if (null != start && null != start.last)
+        {
+            tail.seek(Math.max(tail.logStartOffset(), tail.logEndOffset() - start.last));
+        }
+        announce(tail.position());
         final IdleStrategy idle = idle();
         lastRecordNs = System.nanoTime();
         while (true)
@@ -311,6 +340,7 @@ final class TailCommand implements Callable<Integer>
                         "end (followers catching up); reading what is committed");
                 }
                 position(cluster, reader, fromTimestamp);
+                announce(reader.position());
                 final IdleStrategy idle = idle();
                 lastRecordNs = System.nanoTime();
                 while (true)
@@ -356,6 +386,10 @@ final class TailCommand implements Callable<Integer>
         else if (null != start && start.end)
         {
             seekToEnd(cluster, reader);
+        }
+        else if (null != start && null != start.last)
+        {
+            reader.seek(Math.max(Math.max(0, reader.logStartOffset()), reader.highWatermark() - start.last));
         }
         else
         {

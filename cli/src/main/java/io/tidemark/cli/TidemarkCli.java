@@ -7,7 +7,13 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.ScopeType;
 import picocli.CommandLine.Spec;
 
+import java.io.BufferedOutputStream;
+import java.io.FileDescriptor;
+import java.io.FileOutputStream;
+import java.io.OutputStream;
+import java.io.OutputStreamWriter;
 import java.io.PrintWriter;
+import java.nio.charset.Charset;
 import java.util.List;
 import java.util.concurrent.Callable;
 import java.util.logging.Level;
@@ -39,20 +45,6 @@ import java.util.logging.Logger;
     version = "tidemark 0.1.0-SNAPSHOT",
     description = "Operator tools for Tidemark logs (a log directory), embedded replicated topics " +
         "(--cluster <root>) and clusters of host processes (host, topic, send, read with --config <file>).",
-    subcommands = {
-        DumpCommand.class,
-        VerifyCommand.class,
-        RecoverCommand.class,
-        ProduceCommand.class,
-        TailCommand.class,
-        StatCommand.class,
-        BenchCommand.class,
-        HostCommand.class,
-        TopicCommand.class,
-        SendCommand.class,
-        ReadCommand.class,
-        ZooKeeperCommand.class,
-        CommandLine.HelpCommand.class},
     exitCodeListHeading = "%nExit codes:%n",
     exitCodeList = {
         "0:ok",
@@ -65,8 +57,30 @@ import java.util.logging.Logger;
         "70:internal error (rerun with --verbose)"})
 public final class TidemarkCli implements Callable<Integer>
 {
+    /**
+     * The subcommands, registered programmatically rather than in {@code @Command(subcommands)}: picocli builds the
+     * model of every registered command by reflection, which took most of a file command's start-up, so a call
+     * registers only the command it runs (all of them for the top-level help, {@code help} and unknown names).
+     */
+    private static final List<Class<?>> SUBCOMMANDS = List.of(
+        DumpCommand.class,
+        VerifyCommand.class,
+        RecoverCommand.class,
+        ProduceCommand.class,
+        TailCommand.class,
+        StatCommand.class,
+        BenchCommand.class,
+        HostCommand.class,
+        TopicCommand.class,
+        SendCommand.class,
+        ReadCommand.class,
+        ZooKeeperCommand.class,
+        CommandLine.HelpCommand.class);
+
     @Spec
     CommandSpec spec;
+
+    private OutputStream stdout = System.out;
 
     @Option(names = "--verbose", scope = ScopeType.INHERIT,
         description = "Print stack traces of errors and the library's log messages.")
@@ -83,17 +97,62 @@ public final class TidemarkCli implements Callable<Integer>
             // Recovery notes and replication events are logged; the commands print what matters themselves.
             Logger.getLogger("").setLevel(verbose ? Level.INFO : Level.SEVERE);
         }
-        System.exit(commandLine().execute(args));
+        // Standard output buffered, flushed by the commands where it matters (a line per syscall made a long dump
+        // slow), with the encoding picocli would pick; --raw writes bytes to the same stream.
+        final OutputStream stdout = new BufferedOutputStream(new FileOutputStream(FileDescriptor.out), 64 * 1024);
+        final CommandLine commandLine = commandLine(args, stdout);
+        commandLine.setOut(new PrintWriter(new OutputStreamWriter(stdout, stdoutCharset()), false));
+        final int exitCode = commandLine.execute(args);
+        commandLine.getOut().flush();
+        System.exit(exitCode);
     }
 
-    /** @return the command, ready to {@link CommandLine#execute}, with the exception handling and exit codes. */
+    private static Charset stdoutCharset()
+    {
+        for (final String property : new String[] {"stdout.encoding", "sun.stdout.encoding"})
+        {
+            final String name = System.getProperty(property);
+            if (null != name && Charset.isSupported(name))
+            {
+                return Charset.forName(name);
+            }
+        }
+        return Charset.defaultCharset();
+    }
+
+    /** @return the command with every subcommand, ready to {@link CommandLine#execute}. */
     public static CommandLine commandLine()
     {
+        return commandLine(new String[0], System.out);
+    }
+
+    /**
+     * @param args   the command line it will run.
+     * @param stdout the byte stream under the command's standard output writer (where {@code --raw} writes).
+     * @return the command with the subcommand {@code args} names (every one when it names none or an unknown one),
+     *         ready to {@link CommandLine#execute}, with the exception handling and exit codes.
+     */
+    public static CommandLine commandLine(final String[] args, final OutputStream stdout)
+    {
         final TidemarkCli top = new TidemarkCli();
+        top.stdout = stdout;
         final CommandLine commandLine = new CommandLine(top);
+        final String name = subcommandName(args);
+        final boolean known = null != name && !"help".equals(name) &&
+            SUBCOMMANDS.stream().anyMatch((type) -> names(type).contains(name));
+        for (final Class<?> type : SUBCOMMANDS)
+        {
+            if (!known || names(type).contains(name))
+            {
+                commandLine.addSubcommand(type);
+            }
+        }
         final CommandLine bench = commandLine.getSubcommands().get("bench");
-        bench.setStopAtPositional(true);
-        bench.setUnmatchedOptionsArePositionalParams(true);
+        if (null != bench)
+        {
+            bench.setStopAtPositional(true);
+            bench.setUnmatchedOptionsArePositionalParams(true);
+        }
         commandLine.setExecutionExceptionHandler((ex, cmd, parseResult) ->
         {
             final PrintWriter err = cmd.getErr();
@@ -106,6 +165,36 @@ public final class TidemarkCli implements Callable<Integer>
             return Errors.exitCode(ex);
         });
         return commandLine;
+    }
+
+    /**
+     * @param spec a (sub)command of this command line.
+     * @return the byte stream under its standard output writer: flush the writer before writing to it.
+     */
+    static OutputStream stdout(final CommandSpec spec)
+    {
+        return ((TidemarkCli)spec.root().userObject()).stdout;
+    }
+
+    /** @return the first argument that is not an option (the subcommand's name when there is one), or null. */
+    private static String subcommandName(final String[] args)
+    {
+        for (final String arg : args)
+        {
+            if (!arg.startsWith("-"))
+            {
+                return arg;
+            }
+        }
+        return null;
+    }
+
+    private static List<String> names(final Class<?> type)
+    {
+        final Command command = type.getAnnotation(Command.class);
+        final List<String> names = new java.util.ArrayList<>(List.of(command.aliases()));
+        names.add(command.name());
+        return names;
     }
 
     @Override

@@ -7,6 +7,7 @@ import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
@@ -15,6 +16,7 @@ import java.nio.file.Path;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@ExtendWith(Cli.Transcript.class)
 class ClusterTest
 {
     private static final String[] SMALL = {"--config", "segment.bytes=1048576", "--config", "pretouch.bytes=0"};

@@ -4,6 +4,7 @@ import io.tidemark.store.Log;
 import io.tidemark.store.LogInspector;
 import io.tidemark.store.RecordBatchDescriptor;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -16,6 +17,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@ExtendWith(Cli.Transcript.class)
 class DumpVerifyRecoverTest
 {
     private static final int VALUE_BYTE = RecordBatchDescriptor.HEADER_LENGTH + 28 + 8; // inside the first value
@@ -54,6 +56,55 @@ class DumpVerifyRecoverTest
         assertTrue(batchesOnly.out().contains("offsets=1..1"), batchesOnly.out());
         assertFalse(batchesOnly.out().contains("offsets=2..2"), batchesOnly.out());
         assertFalse(batchesOnly.out().contains("Segment 0000000000000000005"), batchesOnly.out());
+    }
+
+    @Test
+    void dumpStopsAtADefaultLimitAndStopsReadingThere()
+    {
+        final Path dir = TestLogs.cleanLog(tmp.resolve("orders-0"), 300); // 300 one-record batches, ~35 segments
+        final int segments = LogInspector.open(dir).segments().size();
+
+        final Cli.Result byDefault = Cli.run("dump", dir.toString());
+        assertEquals(ExitCodes.OK, byDefault.exitCode(), byDefault.toString());
+        assertEquals(DumpCommand.DEFAULT_MAX_BATCHES, count(byDefault.out(), "  position="), byDefault.out());
+        assertTrue(byDefault.out().contains("offsets=99..99 "), byDefault.out());
+        assertFalse(byDefault.out().contains("offsets=100..100 "), byDefault.out());
+        assertTrue(byDefault.out().contains("Stopped at the limit of 100 batch(es) printed ("), byDefault.out());
+        assertTrue(byDefault.out().contains("more segment(s) not read): --max-batches N, --max-records N or --all"),
+            byDefault.out());
+
+        final Cli.Result three = Cli.run("dump", dir.toString(), "--max-batches", "3");
+        assertEquals(3, count(three.out(), "  position="), three.out());
+        assertEquals(1, count(three.out(), "Segment "), "one segment read, the others not opened: " + three.out());
+        assertTrue(three.out().contains("  stopped at the limit (at position "), three.out());
+        assertTrue(three.out().contains("Summary of what was read: 1 of " + segments + " segment(s) read, "),
+            three.out());
+
+        final Cli.Result records = Cli.run("dump", dir.toString(), "--max-records", "5");
+        assertEquals(5, count(records.out(), "    offset="), records.out());
+        assertTrue(records.out().contains("Stopped at the limit of 5 record(s) printed"), records.out());
+
+        final Cli.Result all = Cli.run("dump", dir.toString(), "--all");
+        assertEquals(300, count(all.out(), "  position="));
+        assertEquals(segments, count(all.out(), "Segment "));
+        assertFalse(all.out().contains("Stopped at the limit"), all.out());
+        assertTrue(all.out().contains("Summary: " + segments + " segment(s), 300 valid batch(es), 300 record(s)"),
+            all.out());
+
+        final Cli.Result from = Cli.run("dump", dir.toString(), "--from-offset", "290", "--max-batches", "2");
+        assertTrue(from.out().contains("offsets=290..290 ") && from.out().contains("offsets=291..291 "), from.out());
+        assertEquals(1, count(from.out(), "Segment "), "segments below offset 290 are not read: " + from.out());
+        assertEquals(ExitCodes.USAGE, Cli.run("dump", dir.toString(), "--max-batches", "-1").exitCode());
+    }
+
+    private static long count(final String text, final String what)
+    {
+        long n = 0;
+        for (int at = text.indexOf(what); at >= 0; at = text.indexOf(what, at + 1))
+        {
+            n++;
+        }
+        return n;
     }
 
     @Test

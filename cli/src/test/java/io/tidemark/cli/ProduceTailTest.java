@@ -2,7 +2,9 @@ package io.tidemark.cli;
 
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
+import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
@@ -10,15 +12,19 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@ExtendWith(Cli.Transcript.class)
 class ProduceTailTest
 {
+    /** Liveness guard for a command running beside the test: never a timing assumption. */
+    private static final long PATIENCE_MS = 120_000;
+
     @TempDir
     Path tmp;
 
@@ -52,8 +58,10 @@ class ProduceTailTest
         assertEquals(ExitCodes.OK, kv.exitCode(), kv.toString());
         assertEquals("order-2=SELL 5 ABC\n=no key here\n", kv.out());
 
-        final Cli.Result values = Cli.run("tail", dir.toString(), "--format", "value", "-n", "1");
+        final Cli.Result values = Cli.run("tail", dir.toString(), "--format", "value", "--max", "1");
         assertEquals("BUY 100 XYZ\n", values.out());
+        final Cli.Result last = Cli.run("tail", dir.toString(), "--format", "value", "-n", "2");
+        assertEquals("no key here\n\n", last.out(), "-n N: the last N records, as tail -n");
 
         // A second produce appends after the first, from stdin.
         final InputStream stdin = System.in;
@@ -83,13 +91,14 @@ class ProduceTailTest
         assertEquals(ExitCodes.OK, millis.exitCode(), millis.toString());
         assertTrue(millis.out().startsWith("key-42 value-42-"), millis.out());
         assertEquals(8, millis.out().split("\n").length, millis.out());
-        final Cli.Result iso = Cli.run("tail", dir.toString(), "--from-timestamp", "2023-11-14T22:14:05Z", "-n", "1");
+        final Cli.Result iso = Cli.run("tail", dir.toString(), "--from-timestamp", "2023-11-14T22:14:05Z", "--max",
+            "1");
         assertTrue(iso.out().startsWith("45\t2023-11-14T22:14:05Z\tkey-45\t"), iso.out());
         final Cli.Result later = Cli.run("tail", dir.toString(), "--from-timestamp", "2030-01-01T00:00:00Z");
         assertEquals(ExitCodes.OK, later.exitCode(), later.toString());
         assertEquals("", later.out());
         final Cli.Result readOnly = Cli.run("tail", dir.toString(), "--read-only", "--from-timestamp",
-            "1700000042000", "--format", "value", "-n", "1");
+            "1700000042000", "--format", "value", "--max", "1");
         assertTrue(readOnly.out().startsWith("value-42-"), readOnly.toString());
     }
 
@@ -134,18 +143,16 @@ class ProduceTailTest
         try (Log log = Log.open(TestLogs.small(dir).agentMode(LogContext.AgentMode.DEDICATED)))
         {
             TestLogs.append(log, 0, 10);
-            final CompletableFuture<Cli.Result> tail = CompletableFuture.supplyAsync(() ->
-                Cli.run("tail", dir.toString(), "--from-end", "--follow", "--max-records", "150", "--format", "value"));
-            Thread.sleep(500); // the tail positions itself at the end (offset 10) first
+            final Cli.Running tail = Cli.start("tail", dir.toString(), "--from-end", "--follow", "--max-records",
+                "150", "--format", "value");
+            // It announces where it follows from once positioned at the end: append only then.
+            assertTrue(tail.awaitErr((err) -> err.contains("from offset 10 (Ctrl-C stops)"), PATIENCE_MS),
+                tail.err().toString());
             for (int i = 10; i < 160; i++)
             {
                 TestLogs.append(log, i, 1); // 150 records: several segment rolls at 8 KiB
-                if (i % 50 == 0)
-                {
-                    Thread.sleep(20);
-                }
             }
-            final Cli.Result result = tail.get(20, TimeUnit.SECONDS);
+            final Cli.Result result = tail.result().get(PATIENCE_MS, TimeUnit.MILLISECONDS);
             assertEquals(ExitCodes.OK, result.exitCode(), result.toString());
             assertTrue(result.err().contains("is open in another process (locked): reading its files read-only"),
                 result.err());
@@ -162,6 +169,73 @@ class ProduceTailTest
             assertEquals(ExitCodes.OK, idle.exitCode(), idle.toString());
             assertEquals(5, idle.out().split("\n").length, idle.out());
         }
+    }
+
+    @Test
+    void lastNRecordsAsTailDoes() throws Exception
+    {
+        final Path dir = TestLogs.cleanLog(tmp.resolve("orders-0"), 50);
+        final Cli.Result three = Cli.run("tail", dir.toString(), "-n", "3", "--format", "kv", "--key-separator", " ");
+        assertEquals(ExitCodes.OK, three.exitCode(), three.toString());
+        final String[] lines = three.out().split("\n");
+        assertEquals(3, lines.length, three.out());
+        assertTrue(lines[0].startsWith("key-47 ") && lines[2].startsWith("key-49 "), three.out());
+        assertEquals(50, Cli.run("tail", dir.toString(), "--last", "500", "--format", "value").out().split("\n").length);
+        assertEquals("", Cli.run("tail", dir.toString(), "-n", "0").out());
+        final Cli.Result readOnly = Cli.run("tail", dir.toString(), "--read-only", "-n", "2", "--format", "value");
+        assertEquals(2, readOnly.out().split("\n").length, readOnly.toString());
+        assertTrue(readOnly.out().startsWith("value-48-"), readOnly.toString());
+        final Cli.Result both = Cli.run("tail", dir.toString(), "-n", "2", "--from-offset", "3");
+        assertEquals(ExitCodes.USAGE, both.exitCode(), both.toString());
+        assertEquals(ExitCodes.USAGE, Cli.run("tail", dir.toString(), "-n", "-1").exitCode());
+
+        // -n with --follow: the last N, then what is appended.
+        try (Log log = Log.open(TestLogs.small(dir).agentMode(LogContext.AgentMode.DEDICATED)))
+        {
+            final Cli.Running tail = Cli.start("tail", dir.toString(), "-n", "2", "--follow", "--max", "4",
+                "--format", "value");
+            assertTrue(tail.awaitErr((err) -> err.contains("from offset 48 (Ctrl-C stops)"), PATIENCE_MS),
+                tail.err().toString());
+            TestLogs.append(log, 50, 2);
+            final Cli.Result followed = tail.result().get(PATIENCE_MS, TimeUnit.MILLISECONDS);
+            assertEquals(ExitCodes.OK, followed.exitCode(), followed.toString());
+            final String[] values = followed.out().split("\n");
+            assertEquals(4, values.length, followed.out());
+            assertTrue(values[0].startsWith("value-48-") && values[3].startsWith("value-51-"), followed.out());
+        }
+    }
+
+    @Test
+    void keysAndValuesArePrintedSafelyUnlessRaw() throws Exception
+    {
+        final Path dir = tmp.resolve("binary-0");
+        final byte[] escape = "red \u001b[31mALERT\u001b[0m\ttab\nline two \\ \u202e".getBytes(StandardCharsets.UTF_8);
+        final byte[] binary = {(byte)0xff, (byte)0xfe, 0, 'o', 'k', (byte)0xc3};
+        try (Log log = Log.open(TestLogs.small(dir)))
+        {
+            final byte[] key = "k\u0007".getBytes(StandardCharsets.UTF_8);
+            log.append(1_700_000_000_000L, new UnsafeBuffer(key), 0, key.length, new UnsafeBuffer(escape), 0,
+                escape.length);
+            log.append(1_700_000_000_000L, null, 0, -1, new UnsafeBuffer(binary), 0, binary.length);
+            final byte[] text = "caf\u00e9 \u2713".getBytes(StandardCharsets.UTF_8);
+            log.append(1_700_000_000_000L, null, 0, -1, new UnsafeBuffer(text), 0, text.length);
+        }
+        final Cli.Result safe = Cli.run("tail", dir.toString());
+        assertEquals(ExitCodes.OK, safe.exitCode(), safe.toString());
+        assertEquals("0\t2023-11-14T22:13:20Z\tk\\u0007\tred \\u001b[31mALERT\\u001b[0m\\ttab\\nline two " +
+            "\\\\ \\u202e\n" +
+            "1\t2023-11-14T22:13:20Z\tnull\t\\xff\\xfe\\u0000ok\\xc3\n" +
+            "2\t2023-11-14T22:13:20Z\tnull\tcaf\u00e9 \u2713\n", safe.out());
+        assertFalse(safe.out().contains("\u001b"), "no escape sequence reaches the terminal");
+
+        final Cli.Result raw = Cli.run("tail", dir.toString(), "--raw", "--format", "value", "--max", "2");
+        assertEquals(ExitCodes.OK, raw.exitCode(), raw.toString());
+        final byte[] expected = new byte[escape.length + 1 + binary.length + 1];
+        System.arraycopy(escape, 0, expected, 0, escape.length);
+        expected[escape.length] = '\n';
+        System.arraycopy(binary, 0, expected, escape.length + 1, binary.length);
+        expected[expected.length - 1] = '\n';
+        assertArrayEquals(expected, raw.outBytes(), "--raw: the bytes as produced");
     }
 
     @Test

@@ -7,6 +7,7 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayInputStream;
@@ -32,6 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * host, topic, send and read against a cluster of one replica host (in this JVM, on a loopback UDP endpoint) with
  * an in-process ZooKeeper, driven as a user would, output and exit codes checked.
  */
+@ExtendWith(Cli.Transcript.class)
 class RemoteClusterCommandsTest
 {
     private static final String CLUSTER = "cli-remote";
@@ -109,9 +111,7 @@ class RemoteClusterCommandsTest
 
     private static Cli.Result run(final String... args)
     {
-        final Cli.Result result = Cli.run(args);
-        System.out.println("$ tidemark " + String.join(" ", args) + "\n" + result);
-        return result;
+        return Cli.run(args);
     }
 
     private static Cli.Result runWithStdin(final String stdin, final String... args)
@@ -164,6 +164,7 @@ class RemoteClusterCommandsTest
 
         // Read both partitions back: every line once, each partition in the order sent.
         final Set<String> read = new HashSet<>();
+        final List<List<String>> byPartition = new ArrayList<>();
         for (int partition = 0; partition < 2; partition++)
         {
             final Cli.Result back = run("read", "--config", config, "--topic", TOPIC, "--partition",
@@ -171,6 +172,7 @@ class RemoteClusterCommandsTest
             assertEquals(ExitCodes.OK, back.exitCode(), back.toString());
             final List<String> partitionLines = List.of(back.out().split("\n"));
             read.addAll(partitionLines);
+            byPartition.add(partitionLines);
             assertEquals(lines.stream().filter(partitionLines::contains).toList(), partitionLines);
         }
         assertEquals(new HashSet<>(lines), read);
@@ -183,6 +185,15 @@ class RemoteClusterCommandsTest
         assertEquals(2, fullLines.length, full.out());
         assertTrue(fullLines[0].matches("1\t20[0-9-]+T[0-9:.]+Z\torder-\\d+\t(BUY|SELL) \\d+"), fullLines[0]);
         assertTrue(fullLines[1].startsWith("2\t"), fullLines[1]);
+
+        // -n N: the last N committed records.
+        final Cli.Result last = run("read", "--config", config, "--topic", TOPIC, "--partition", "0", "-n", "2",
+            "--format", "kv", "--key-separator", ":");
+        assertEquals(ExitCodes.OK, last.exitCode(), last.toString());
+        final List<String> partition0 = byPartition.get(0);
+        assertEquals(partition0.subList(partition0.size() - 2, partition0.size()), List.of(last.out().split("\n")));
+        assertEquals(ExitCodes.USAGE, run("read", "--config", config, "--topic", TOPIC, "--partition", "0", "-n",
+            "2", "--from", "1").exitCode());
 
         // A consumer group: the first read stops after 2 records and commits offset 2; the next starts there.
         final Cli.Result groupFirst = run("read", "--config", config, "--topic", TOPIC, "--partition", "0",

@@ -1,6 +1,7 @@
 package io.tidemark.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.BufferedReader;
@@ -14,6 +15,7 @@ import java.util.concurrent.TimeUnit;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@ExtendWith(Cli.Transcript.class)
 class StatTest
 {
     @TempDir
@@ -36,12 +38,22 @@ class StatTest
                 new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
             assertEquals("READY", childOut.readLine(), () -> "child stderr: " + read(tmp.resolve("child.err")));
 
-            final Cli.Result stat = Cli.run("stat", dir.toString(), "--iterations", "2", "--interval", "200");
-            assertEquals(ExitCodes.OK, stat.exitCode(), stat.toString());
+            // Two screens 200 ms apart; on a busy machine the child may not have run between them: ask again
+            // until its log end offset has moved (the condition), within a liveness guard.
+            final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(120);
+            Cli.Result stat;
+            long[] first;
+            long[] second;
+            do
+            {
+                stat = Cli.run("stat", dir.toString(), "--iterations", "2", "--interval", "200");
+                assertEquals(ExitCodes.OK, stat.exitCode(), stat.toString());
+                first = row(stat.out(), dir, 0);
+                second = row(stat.out(), dir, 1);
+            }
+            while ((second[0] <= first[0] || second[1] <= 0) && System.nanoTime() - deadline < 0);
             assertTrue(stat.out().contains("counters.dat: pid " + child.pid() + " running"), stat.out());
             assertTrue(stat.out().contains("LEO") && stat.out().contains("FLUSHED"), stat.out());
-            final long[] first = row(stat.out(), dir, 0);
-            final long[] second = row(stat.out(), dir, 1);
             assertTrue(first[0] >= 20, "log end offset " + first[0]);
             assertTrue(second[0] > first[0], "the log end offset moves: " + first[0] + " then " + second[0]);
             assertTrue(second[1] > 0 && second[1] <= second[0], "flushed " + second[1] + " of " + second[0]);
@@ -50,8 +62,8 @@ class StatTest
             final Cli.Result verify = Cli.run("verify", dir.toString());
             assertEquals(ExitCodes.OK, verify.exitCode(), verify.toString());
             assertTrue(verify.out().contains("state: open in running process " + child.pid()), verify.out());
-            final Cli.Result tail = Cli.run("tail", dir.toString(), "--from-end", "--follow", "-n", "5", "--format",
-                "value");
+            final Cli.Result tail = Cli.run("tail", dir.toString(), "--from-end", "--follow", "--max", "5",
+                "--format", "value");
             assertEquals(ExitCodes.OK, tail.exitCode(), tail.toString());
             assertEquals(5, tail.out().split("\n").length, tail.out());
             assertTrue(tail.err().contains("reading its files read-only"), tail.err());

@@ -1,10 +1,12 @@
 package io.tidemark.cli;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+@ExtendWith(Cli.Transcript.class)
 class TidemarkCliTest
 {
     private static final String[] COMMANDS = {"dump", "verify", "recover", "produce", "tail", "consume", "stat",
