@@ -92,7 +92,7 @@ class MatrixTest
         {
             progress.startStep("first", 5);
             progress.phase("measure");
-            assertTrue(progress.line().contains("step 1/2"), progress.line());
+            assertTrue(progress.line().contains(" 1/2 "), progress.line());
             assertTrue(progress.line().endsWith("first: measure"), progress.line());
             progress.endStep();
         }
