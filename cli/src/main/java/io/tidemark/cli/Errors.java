@@ -2,6 +2,7 @@ package io.tidemark.cli;
 
 import io.tidemark.client.ProducerException;
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.MissingJvmFlagException;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
 import io.tidemark.zookeeper.ZooKeeperStoreException;
@@ -36,9 +37,9 @@ final class Errors
         {
             return ExitCodes.IO;
         }
-        if (ex instanceof IllegalArgumentException)
+        if (ex instanceof IllegalArgumentException || ex instanceof MissingJvmFlagException)
         {
-            return ExitCodes.USAGE; // ConfigException included
+            return ExitCodes.USAGE; // ConfigException included; the JVM's command line lacks the one flag
         }
         return ExitCodes.INTERNAL;
     }
@@ -84,7 +85,8 @@ final class Errors
         {
             return ex.getMessage() + (null == ex.getCause() ? "" : " (" + ex.getCause() + ")");
         }
-        if (ex instanceof CliException || ex instanceof IllegalArgumentException || ex instanceof ProducerException)
+        if (ex instanceof CliException || ex instanceof IllegalArgumentException || ex instanceof ProducerException ||
+            ex instanceof MissingJvmFlagException)
         {
             return ex.getMessage();
         }

@@ -86,8 +86,8 @@ class RemoteClusterCommandsTest
         p.setProperty("zookeeper.root", "/tidemark/" + CLUSTER);
         p.setProperty("zookeeper.user", "tidemark");
         p.setProperty("zookeeper.password", "s3cret-for-tests");
-        p.setProperty("zookeeper.session.timeout.ms", "2000");
-        p.setProperty("zookeeper.connection.timeout.ms", "2000");
+        p.setProperty("zookeeper.session.timeout.ms", "5000");
+        p.setProperty("zookeeper.connection.timeout.ms", "30000"); // a liveness guard on a busy machine
         return p;
     }
 

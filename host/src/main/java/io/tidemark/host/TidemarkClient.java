@@ -67,6 +67,12 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class TidemarkClient implements ClusterConnection, AutoCloseable
 {
     private static final long HELLO_INTERVAL_MS = 50;
+    /**
+     * Embedded media drivers of clients live in {@code /dev/shm/tidemark-aeron-client-<pid>-<client id>} (the
+     * temporary directory where there is no /dev/shm): about 47 MB each while the client runs, removed by its
+     * close, and by the next client's start when a client was killed.
+     */
+    static final String EMBEDDED_DIR_PREFIX = "tidemark-aeron-client-";
 
     private final ClientConfig config;
     private final String root;
@@ -214,9 +220,11 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         }
     }
 
+    /** The directory of this client's embedded media driver; those of killed clients are removed first. */
     private Path embeddedDir()
     {
-        return HostConfig.embeddedAeronDir("tidemark-aeron-client-" + ProcessHandle.current().pid() + "-" +
+        TidemarkHost.removeStaleAeronDirs(EMBEDDED_DIR_PREFIX);
+        return HostConfig.embeddedAeronDir(EMBEDDED_DIR_PREFIX + ProcessHandle.current().pid() + "-" +
             Long.toHexString(clientId));
     }
 

@@ -260,8 +260,9 @@ public final class TidemarkHost implements AutoCloseable
     }
 
     /**
-     * Remove the embedded driver directories a killed process of this host left behind (their buffers would
-     * otherwise stay in {@code /dev/shm}): those named with this prefix whose process id is not running.
+     * Remove the embedded driver directories a killed process left behind (their buffers would otherwise stay in
+     * {@code /dev/shm} until a reboot): those named {@code <prefix><pid>} or {@code <prefix><pid>-<anything>} whose
+     * process is not running. A directory of a running process is never touched.
      */
     static void removeStaleAeronDirs(final String prefix)
     {
@@ -270,8 +271,10 @@ public final class TidemarkHost implements AutoCloseable
         {
             entries.filter((p) -> p.getFileName().toString().startsWith(prefix)).forEach((dir) ->
             {
-                final String pid = dir.getFileName().toString().substring(prefix.length());
-                if (pid.matches("[0-9]+") && ProcessHandle.of(Long.parseLong(pid)).isEmpty())
+                final String rest = dir.getFileName().toString().substring(prefix.length());
+                final int dash = rest.indexOf('-');
+                final String pid = dash < 0 ? rest : rest.substring(0, dash);
+                if (pid.matches("[0-9]{1,18}") && ProcessHandle.of(Long.parseLong(pid)).isEmpty())
                 {
                     org.agrona.IoUtil.delete(dir.toFile(), true);
                 }

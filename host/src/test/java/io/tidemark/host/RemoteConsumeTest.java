@@ -51,8 +51,8 @@ class RemoteConsumeTest
             common.setProperty("zookeeper.root", "/tidemark/consume");
             common.setProperty("zookeeper.user", "tidemark");
             common.setProperty("zookeeper.password", "pw");
-            common.setProperty("zookeeper.session.timeout.ms", "2000");
-            common.setProperty("zookeeper.connection.timeout.ms", "2000");
+            common.setProperty("zookeeper.session.timeout.ms", "5000");
+            common.setProperty("zookeeper.connection.timeout.ms", "30000"); // a liveness guard on a busy machine
             final Properties hostProperties = new Properties();
             hostProperties.putAll(common);
             hostProperties.setProperty("host.id", "0");
@@ -100,6 +100,100 @@ class RemoteConsumeTest
                         .forPath("/tidemark/consume/" + TidemarkClient.CONSUMER_OFFSETS + "/billing/events-0"));
                 }
             }
+        }
+    }
+
+    /**
+     * A client killed with SIGKILL cannot remove its embedded media driver's directory (about 47 MB in /dev/shm):
+     * the next client to start on the machine removes it, and never the directory of a running client.
+     */
+    @Test
+    void theNextClientRemovesTheDriverDirectoryOfAKilledClient() throws Exception
+    {
+        final int port;
+        try (DatagramSocket free = new DatagramSocket(0))
+        {
+            port = free.getLocalPort();
+        }
+        try (TestingServer zooKeeper = new TestingServer(new InstanceSpec(tmp.resolve("zk3").toFile(), -1, -1, -1,
+            true, -1, 250, -1), true))
+        {
+            final Properties common = new Properties();
+            common.setProperty("cluster.id", "killed");
+            common.setProperty("zookeeper.connect", zooKeeper.getConnectString());
+            common.setProperty("zookeeper.root", "/tidemark/killed");
+            common.setProperty("zookeeper.user", "tidemark");
+            common.setProperty("zookeeper.password", "pw");
+            final Properties hostProperties = new Properties();
+            hostProperties.putAll(common);
+            hostProperties.setProperty("host.id", "0");
+            hostProperties.setProperty("host.dir", tmp.resolve("host-killed").toString());
+            hostProperties.setProperty("cluster.hosts", "0@127.0.0.1:" + port);
+            final Path clientFile = tmp.resolve("client.properties");
+            try (java.io.Writer out = java.nio.file.Files.newBufferedWriter(clientFile))
+            {
+                common.store(out, null);
+            }
+            try (TidemarkHost host = TidemarkHost.start(HostConfig.fromProperties(hostProperties)))
+            {
+                final Process child = new ProcessBuilder(ProcessHandle.current().info().command().orElse("java"),
+                    "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED", "-cp",
+                    System.getProperty("java.class.path"), ClientChild.class.getName(), clientFile.toString())
+                    .redirectError(tmp.resolve("client-child.err").toFile())
+                    .start();
+                final String ready;
+                try
+                {
+                    ready = new java.io.BufferedReader(new java.io.InputStreamReader(child.getInputStream(),
+                        java.nio.charset.StandardCharsets.UTF_8)).readLine();
+                    assertEquals("READY " + child.pid(), ready, () -> "child stderr: " +
+                        readQuietly(tmp.resolve("client-child.err")));
+                }
+                finally
+                {
+                    child.destroyForcibly(); // SIGKILL: no close, no shutdown hook
+                    assertTrue(child.waitFor(60, TimeUnit.SECONDS));
+                }
+                final Path killedDir = driverDirOf(child.pid());
+                assertTrue(null != killedDir && java.nio.file.Files.isDirectory(killedDir),
+                    "the killed client's driver directory is left: " + killedDir);
+
+                try (TidemarkClient next = TidemarkClient.connect(ClientConfig.fromProperties(common)))
+                {
+                    assertTrue(null == driverDirOf(child.pid()), "removed by the next client's start");
+                    final Path own = driverDirOf(ProcessHandle.current().pid());
+                    assertTrue(null != own, "its own is there");
+                    try (TidemarkClient second = TidemarkClient.connect(ClientConfig.fromProperties(common)))
+                    {
+                        assertTrue(java.nio.file.Files.isDirectory(own),
+                            "a running client's directory is never removed");
+                        assertTrue(second.partitions("none").isEmpty() && next.partitions("none").isEmpty());
+                    }
+                }
+                assertEquals(0, host.hostId());
+            }
+        }
+    }
+
+    private static Path driverDirOf(final long pid) throws java.io.IOException
+    {
+        final Path base = HostConfig.embeddedAeronDir("x").getParent();
+        try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(base))
+        {
+            return entries.filter((p) -> p.getFileName().toString().startsWith(
+                TidemarkClient.EMBEDDED_DIR_PREFIX + pid + "-")).findFirst().orElse(null);
+        }
+    }
+
+    private static String readQuietly(final Path file)
+    {
+        try
+        {
+            return java.nio.file.Files.readString(file);
+        }
+        catch (final java.io.IOException ex)
+        {
+            return ex.toString();
         }
     }
 
