@@ -34,7 +34,8 @@ import java.util.concurrent.Callable;
 
 /**
  * {@code tidemark-bench}: the TPS/latency harness and the JMH microbenchmarks; every command writes a report to
- * {@code perf-results/<yyyy-MM-dd>_<git short sha>/} and updates {@code perf-results/README.md}.
+ * {@code perf-results/local/<yyyy-MM-dd>_<git short sha>/} (see {@link #DEFAULT_RESULTS_DIR}) and updates the index
+ * there.
  * <pre>
  *   java -jar bench/target/tidemark-bench.jar quick                 # the matrix in reduced form, ~2 minutes
  *   java -jar bench/target/tidemark-bench.jar full                  # the full matrix, ~20 minutes
@@ -57,6 +58,14 @@ import java.util.concurrent.Callable;
         MultiProcessCommand.class, BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
 public final class BenchMain implements Callable<Integer>
 {
+    /**
+     * Where a run's report directory goes unless {@code --results-dir} says otherwise: under the repository's
+     * {@code perf-results/} but ignored by git, so that a user's run changes nothing tracked (neither a new directory
+     * nor the index). The project publishes a run with {@code --results-dir perf-results}, which also rewrites the
+     * tracked index {@code perf-results/README.md}.
+     */
+    public static final String DEFAULT_RESULTS_DIR = "perf-results/local";
+
     /** Every JMH benchmark: the store's, the replication's and those in the store and replication packages. */
     public static final String STORE_BENCHMARKS =
         "io\\.tidemark\\.(bench\\.jmh|store|replication)\\.[A-Za-z]+Benchmark\\..*";
@@ -94,9 +103,9 @@ public final class BenchMain implements Callable<Integer>
     /** Options shared by the subcommands. */
     static final class ReportOptions
     {
-        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = "perf-results",
+        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
             description = "Where run directories are created (default: ${DEFAULT-VALUE}, relative to the " +
-                "current directory).")
+                "current directory, ignored by git; the project publishes runs with --results-dir perf-results).")
         Path resultsDir;
     }
 

@@ -77,8 +77,9 @@ final class HarnessCommands
     /** Options of quick and full; unset ones take the command's profile defaults. */
     static final class HarnessOptions
     {
-        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = "perf-results",
-            description = "Where run directories are created (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
+            description = "Where run directories are created (default: ${DEFAULT-VALUE}, ignored by git; the " +
+            "project publishes runs with --results-dir perf-results).")
         Path resultsDir;
 
         @Option(names = "--work-dir", paramLabel = "DIR",
@@ -198,7 +199,7 @@ final class HarnessCommands
             "The whole matrix in reduced form on an embedded cluster in a temporary directory: acks, replicas, " +
                 "min.insync, partitions and flush sweeps (closed loop), latency at 10k and 100k records/s (open " +
                 "loop), a leader kill, and single-writer append vs Chronicle Queue and a raw mapped copy. About " +
-                "two minutes on 2 cores. Writes perf-results/<date>_<sha>/ and prints where."})
+                "two minutes on 2 cores. Writes perf-results/local/<date>_<sha>/ and prints where."})
     static final class Quick implements Callable<Integer>
     {
         @Spec
@@ -254,8 +255,9 @@ final class HarnessCommands
         @Spec
         CommandSpec spec;
 
-        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = "perf-results",
-            description = "Where run directories are created (default: ${DEFAULT-VALUE}).")
+        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
+            description = "Where run directories are created (default: ${DEFAULT-VALUE}, ignored by git; the " +
+            "project publishes runs with --results-dir perf-results).")
         Path resultsDir;
 
         @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the temporary logs go.")

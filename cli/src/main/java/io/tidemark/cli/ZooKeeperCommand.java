@@ -45,8 +45,9 @@ final class ZooKeeperCommand implements Callable<Integer>
             throw new CliException(ExitCodes.IO, "cannot create " + dir + ": " + ex.getMessage(), ex);
         }
         System.setProperty("zookeeper.admin.enableServer", "false");
+        final long pid = ProcessHandle.current().pid();
         System.out.println("zookeeper: serving 127.0.0.1:" + port + " and every other address of this machine, " +
-            "data in " + dir + " (stop with Ctrl-C)");
+            "data in " + dir + ": pid " + pid + " (stop: kill " + pid + ", or Ctrl-C in the foreground)");
         System.out.flush();
         ZooKeeperServerMain.main(new String[]{ Integer.toString(port), dir.toString() });
         return ExitCodes.OK;

@@ -53,6 +53,17 @@ public final class HostConfig
      * driver's sender and receiver each busy-spin on a thread of their own).
      */
     public static final String THREADING = "host.threading";
+    /**
+     * Replication defaults of a host process where they differ from {@link ReplicationContext}'s, whose sub-second
+     * times suit replicas in one JVM. A heartbeat session of 600 ms expired on a busy 2-core machine right after a
+     * topic was created (the controller's own host missed it while it created its replica logs) and moved the
+     * leaderships with no fault; 3 s still did under a load average of 50; 6 s with a heartbeat every 500 ms held
+     * (docs/multi-host.md, "Heartbeats"). Kafka's brokers default to 9 s. A properties file may set either key.
+     */
+    public static final Map<String, String> PROCESS_DEFAULTS = Map.of(
+        ReplicationContext.HOST_SESSION_TIMEOUT_MS, "6000",
+        ReplicationContext.HOST_HEARTBEAT_INTERVAL_MS, "500");
+
     /** Keys of this class (the rest are ZooKeeper's and replication's). */
     public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR, THREADING);
 
@@ -138,6 +149,7 @@ public final class HostConfig
             }
         }
         config.zooKeeper = ZooKeeperSettings.fromProperties(zk);
+        PROCESS_DEFAULTS.forEach(replication::putIfAbsent);
         config.replication = ReplicationContext.fromProperties(replication);
         config.replicationProperties = Map.copyOf(replication);
         config.hostId(parseInt(HOST_ID, properties.getProperty(HOST_ID)));

@@ -77,9 +77,11 @@ public final class HostMain
             stopped.countDown();
         }, "tidemark-host-shutdown");
         Runtime.getRuntime().addShutdownHook(hook);
-        System.out.println("tidemark host " + host.hostId() + " running: incarnation " + host.incarnation() +
+        final long pid = ProcessHandle.current().pid();
+        System.out.println("tidemark host " + host.hostId() + " running: pid " + pid + ", incarnation " +
+            host.incarnation() +
             (null == host.kafkaListener() ? "" : ", Kafka listener " + host.kafkaListener().advertised().host() +
-            ":" + host.kafkaListener().advertised().port()) + " (stop with Ctrl-C or SIGTERM)");
+            ":" + host.kafkaListener().advertised().port()) + " (stop: kill " + pid + ", or Ctrl-C in the foreground)");
         System.out.flush();
         try
         {

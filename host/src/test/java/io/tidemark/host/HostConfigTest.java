@@ -42,6 +42,14 @@ class HostConfigTest
         assertEquals("10.0.0.2:40100", config.endpoints().get(1));
         assertEquals(2, config.replication().minInsyncReplicas());
         assertFalse(config.toString().contains("secret"), config.toString());
+        // a host process's heartbeat defaults (a busy machine does not flap), a file may set them
+        assertEquals(6000, config.replication().hostSessionTimeoutMs());
+        assertEquals(500, config.replication().hostHeartbeatIntervalMs());
+        final Properties fast = good();
+        fast.setProperty("host.session.timeout.ms", "900");
+        fast.setProperty("host.heartbeat.interval.ms", "150");
+        assertEquals(900, HostConfig.fromProperties(fast).replication().hostSessionTimeoutMs());
+        assertEquals(150, HostConfig.fromProperties(fast).replication().hostHeartbeatIntervalMs());
     }
 
     @ParameterizedTest

@@ -202,6 +202,9 @@ final class ProcessCluster implements AutoCloseable
         p.setProperty("host.dir", hostDir(id).toString());
         p.setProperty("cluster.id", CLUSTER);
         p.setProperty("cluster.hosts", endpoints);
+        // The heartbeat session these tests were written for (a host process defaults to 6 s): failovers in ~1 s.
+        p.setProperty("host.session.timeout.ms", "600");
+        p.setProperty("host.heartbeat.interval.ms", "100");
         p.putAll(extra);
         if (null != kafkaPorts)
         {

@@ -50,11 +50,15 @@ public record ScenarioResult(Scenario scenario, List<String> sweeps, List<RunRes
         return runs.stream().mapToDouble(RunResult::recordsPerSecond).max().orElse(Double.NaN);
     }
 
-    /** @return (max - min) / median of records/s, in percent. */
+    /** Fewest runs whose spread is reported: the spread of one or two runs says nothing about the noise. */
+    public static final int MIN_RUNS_FOR_SPREAD = 3;
+
+    /** @return (max - min) / median of records/s, in percent; NaN with fewer than {@link #MIN_RUNS_FOR_SPREAD} runs. */
     public double spreadPercent()
     {
         final double median = medianRecordsPerSecond();
-        return median > 0 ? 100.0 * (maxRecordsPerSecond() - minRecordsPerSecond()) / median : Double.NaN;
+        return runs.size() >= MIN_RUNS_FOR_SPREAD && median > 0 ?
+            100.0 * (maxRecordsPerSecond() - minRecordsPerSecond()) / median : Double.NaN;
     }
 
     /** @return median over the runs of MB/s. */

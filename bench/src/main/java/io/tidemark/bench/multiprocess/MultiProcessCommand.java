@@ -34,15 +34,16 @@ import java.util.concurrent.Callable;
             "(KafkaProducer / Tidemark's Producer). Cells: acks x partitions, each saturated and at a fixed rate " +
             "(open loop, coordinated omission corrected); one-at-a-time round trips at linger 0; an idle window " +
             "with every server process's CPU; JFR and per-thread CPU profiles of every server (idle, fixed rate, " +
-            "saturated). Writes perf-results/<date>_multiprocess-<sha>/ with the ratios and the issue's goals. " +
+            "saturated). Writes perf-results/local/<date>_multiprocess-<sha>/ with the ratios and the issue's goals. " +
             "About 20 minutes on 2 cores with the defaults."})
 public final class MultiProcessCommand implements Callable<Integer>
 {
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = "perf-results",
-        description = "Where run directories are created (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
+        description = "Where run directories are created (default: ${DEFAULT-VALUE}, ignored by git; the " +
+            "project publishes runs with --results-dir perf-results).")
     Path resultsDir;
 
     @Option(names = "--dir", paramLabel = "DIR",

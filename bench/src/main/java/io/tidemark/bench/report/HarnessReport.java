@@ -516,16 +516,7 @@ public final class HarnessReport
         md.append("- Every acknowledged record verified in the log: **")
             .append(data.allVerified() ? "yes" : "NO, see the failed scenarios below").append("**\n\n");
 
-        md.append("## Targets\n\n");
-        md.append("| Target | Asked | Measured | Status | Note |\n|---|---|---|---|---|\n");
-        for (final Targets.Target t : targets)
-        {
-            md.append("| ").append(cell(t.name())).append(" | ").append(cell(t.target())).append(" | ")
-                .append(cell(t.measured())).append(" | **").append(t.status().name().replace('_', ' '))
-                .append("** | ").append(cell(t.note())).append(" |\n");
-        }
-        md.append('\n');
-
+        inShort(md);
         sweepTable(md, Matrix.ACKS, "Acks (RF=3, closed loop)", "acks", Scenario::acksName);
         sweepTable(md, Matrix.REPLICAS, "Replicas (acks=all, closed loop)", "RF", (s) -> "" + s.replicas());
         sweepTable(md, Matrix.MIN_INSYNC, "min.insync.replicas (acks=all, RF=3, closed loop)", "min.insync",
@@ -550,6 +541,7 @@ public final class HarnessReport
         {
             md.append("## JMH microbenchmarks\n\n").append(JmhSummary.table(data.jmhRows())).append('\n');
         }
+        goals(md, targets);
         md.append("## Method\n\n");
         md.append("- **Closed loop** (maximum throughput): each producer thread keeps `in-flight` produce requests ")
             .append("of `batch` records outstanding (records encoded with `RecordEncoder`, sent with ")
@@ -565,7 +557,9 @@ public final class HarnessReport
             .append("agent thread, one producer thread); less means other processes took CPU time from it. ")
             .append("**load**: the 1-minute load average at the window's end.\n");
         md.append("- MB/s is payload: records/s x message size. Latency percentiles are the median over the runs; ")
-            .append("max is the largest of any run. Spread is (max - min) / median of the runs' records/s.\n");
+            .append("max is the largest of any run. Spread is (max - min) / median of the runs' records/s, shown ")
+            .append("from ").append(ScenarioResult.MIN_RUNS_FOR_SPREAD).append(" runs on (`--runs`): with fewer ")
+            .append("it says nothing about the noise.\n");
         md.append("- Each scenario run starts a fresh `ReplicationCluster` (one host per replica) in a new temporary ")
             .append("directory, warms up, measures, drains, then reads every partition back through ")
             .append("`ReplicationCluster.openReader` and checks that every acknowledged record is at the offset its ")
@@ -599,6 +593,86 @@ public final class HarnessReport
         return md.toString();
     }
 
+    /** The figures a reader looks for first, before the tables they come from. */
+    private void inShort(final StringBuilder md)
+    {
+        final List<String> lines = new ArrayList<>();
+        final List<ScenarioResult> acks = inSweep(Matrix.ACKS);
+        if (!acks.isEmpty())
+        {
+            final StringBuilder line = new StringBuilder("Replicated produce, RF=3, closed loop (records/s, median): ");
+            for (int i = 0; i < acks.size(); i++)
+            {
+                line.append(i == 0 ? "" : ", ").append("acks=").append(acks.get(i).scenario().acksName()).append(' ')
+                    .append(Targets.count(acks.get(i).medianRecordsPerSecond()));
+            }
+            lines.add(line.toString());
+        }
+        for (final ScenarioResult r : inSweep(Matrix.LATENCY))
+        {
+            if (r.scenario().load() == Scenario.Load.OPEN && r.hasLatency())
+            {
+                lines.add("Latency, RF=3, acks=" + r.scenario().acksName() + " at " +
+                    Scenario.rateName(r.scenario().rate()) + " records/s (open loop): p50 " +
+                    micros(r.medianPercentileMicros(50)) + " us, p99 " + micros(r.medianPercentileMicros(99)) +
+                    " us");
+            }
+        }
+        final PeerComparison peer = data.peer();
+        if (null != peer)
+        {
+            for (final int size : peer.sizes())
+            {
+                final PeerComparison.Group ours = peer.main(PeerMain.TIDEMARK, size);
+                final PeerComparison.Group chronicle = peer.main(PeerMain.CHRONICLE, size);
+                if (null != ours && ours.ok())
+                {
+                    lines.add("Single writer, " + size + " B records: Tidemark " +
+                        Targets.count(ours.medianRecordsPerSecond()) + " records/s" +
+                        (null != chronicle && chronicle.ok() ? ", Chronicle Queue " +
+                        Targets.count(chronicle.medianRecordsPerSecond()) + " records/s (" +
+                        ratio(ours.medianRecordsPerSecond() / chronicle.medianRecordsPerSecond()) + ")" :
+                        ", Chronicle Queue did not run"));
+                }
+            }
+        }
+        final double[] resumed = data.failover().stream().map(RunResult::failover)
+            .filter((f) -> null != f && f.resumeNanos() >= 0).mapToDouble((f) -> f.resumeNanos() / 1e6).sorted()
+            .toArray();
+        if (resumed.length > 0)
+        {
+            lines.add("Leader killed under load: acknowledgements resumed after " +
+                String.format(Locale.ROOT, "%.0f ms", resumed[resumed.length / 2]) +
+                (resumed.length > 1 ? " (median of " + resumed.length + " kills)" : ""));
+        }
+        if (lines.isEmpty())
+        {
+            return;
+        }
+        md.append("## In short\n\n");
+        lines.forEach((line) -> md.append("- ").append(line).append('\n'));
+        md.append("\nThe tables below have every scenario; the project's performance goals, checked against these ")
+            .append("numbers, come after them.\n\n");
+    }
+
+    /** The goals, in plain words, after what was measured. */
+    private static void goals(final StringBuilder md, final List<Targets.Target> targets)
+    {
+        md.append("## Goals checked against this run\n\n");
+        md.append("The project's performance goals, each compared with what this run measured. ")
+            .append(Targets.tally(targets)).append(". A quick run measures a reduced matrix; the goals it does not ")
+            .append("cover need `full`. On a shared 2-core machine a goal can be missed because other processes ")
+            .append("took the CPUs (see the load and 'CPUs got' columns).\n\n");
+        md.append("| Goal | Asked | Measured | Result | Note |\n|---|---|---|---|---|\n");
+        for (final Targets.Target t : targets)
+        {
+            md.append("| ").append(cell(t.name())).append(" | ").append(cell(t.target())).append(" | ")
+                .append(cell(t.measured())).append(" | ").append(Targets.words(t.status()))
+                .append(" | ").append(cell(t.note())).append(" |\n");
+        }
+        md.append('\n');
+    }
+
     private void sweepTable(final StringBuilder md, final String sweep, final String title, final String first,
         final Function<Scenario, String> label)
     {
@@ -621,7 +695,8 @@ public final class HarnessReport
         {
             md.append("| ").append(cell(label.apply(r.scenario())))
                 .append(" | ").append(Targets.count(r.medianRecordsPerSecond()))
-                .append(" | ").append(String.format(Locale.ROOT, "%.0f%%", r.spreadPercent()))
+                .append(" | ").append(Double.isNaN(r.spreadPercent()) ? "-" :
+                    String.format(Locale.ROOT, "%.0f%%", r.spreadPercent()))
                 .append(" | ").append(String.format(Locale.ROOT, "%.1f", r.medianMbPerSecond()));
             for (final double p : ScenarioResult.PERCENTILES.values())
             {

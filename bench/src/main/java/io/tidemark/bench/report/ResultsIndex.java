@@ -11,7 +11,7 @@ import java.util.stream.Stream;
 
 /**
  * Writes {@code <results>/README.md}: an index of every run directory under the results root (newest first), with
- * its kind, date, command and, for harness runs, the verification outcome and the targets' tally. Rewritten after
+ * its kind, date, command and, for harness runs, the verification outcome and the goals' tally. Rewritten after
  * every run from what the directories hold, so it never goes stale.
  */
 public final class ResultsIndex
@@ -53,7 +53,7 @@ public final class ResultsIndex
             .append("`summary.md` (start there), `env.txt` (machine, JVM, load averages) and, for harness runs, ")
             .append("`summary.json`, one `.hgrm` file per scenario and `charts/`; JMH runs hold ")
             .append("`jmh-result.json`. This index is rewritten after every run.\n\n");
-        md.append("| Run | Kind | Date | Command | Verified | Targets |\n|---|---|---|---|---|---|\n");
+        md.append("| Run | Kind | Date | Command | Verified | Goals |\n|---|---|---|---|---|---|\n");
         for (final Path run : runs)
         {
             final String name = run.getFileName().toString();
@@ -103,8 +103,9 @@ public final class ResultsIndex
                 default: notRun++; break;
             }
         }
-        return met + " met, " + missed + " missed, " + notMeasurable + " not measurable" +
-            (notRun > 0 ? ", " + notRun + " not run" : "");
+        return met + " reached, " + missed + " not reached" +
+            (notMeasurable > 0 ? ", " + notMeasurable + " could not be measured" : "") +
+            (notRun > 0 ? ", " + notRun + " not in this run" : "");
     }
 
     private static String field(final List<String> lines, final String prefix)

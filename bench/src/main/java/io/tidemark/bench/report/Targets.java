@@ -54,6 +54,41 @@ public final class Targets
         "of the sweep's table: where the benchmark JVM got well under the 2 CPUs its two spinning threads need, " +
         "other processes' load, not the scenario, made the difference";
 
+    /**
+     * @param status an outcome.
+     * @return it in plain words, for reports.
+     */
+    public static String words(final Status status)
+    {
+        switch (status)
+        {
+            case MET: return "reached";
+            case MISSED: return "not reached";
+            case NOT_MEASURABLE: return "could not be measured";
+            default: return "not in this run";
+        }
+    }
+
+    /**
+     * @param targets evaluated goals.
+     * @return e.g. "3 of 10 goals reached, 4 not reached, 3 not in this run".
+     */
+    public static String tally(final List<Target> targets)
+    {
+        final java.util.Map<Status, Long> counts = new java.util.EnumMap<>(Status.class);
+        targets.forEach((t) -> counts.merge(t.status(), 1L, Long::sum));
+        final StringBuilder text = new StringBuilder().append(counts.getOrDefault(Status.MET, 0L)).append(" of ")
+            .append(targets.size()).append(" goals reached");
+        for (final Status status : new Status[] {Status.MISSED, Status.NOT_MEASURABLE, Status.NOT_RUN})
+        {
+            if (counts.getOrDefault(status, 0L) > 0)
+            {
+                text.append(", ").append(counts.get(status)).append(' ').append(words(status));
+            }
+        }
+        return text.toString();
+    }
+
     /** Record size of the peer targets. */
     public static final int PEER_TARGET_SIZE = 100;
 
@@ -286,7 +321,7 @@ public final class Targets
                 byPartitions.put(s.partitions(), r.medianRecordsPerSecond());
             }
         }
-        final String shape = "Seed study's shape";
+        final String shape = "TPS shape (project notes)";
         if (byAcks.size() >= 3)
         {
             final Double a0 = byAcks.get(0);

@@ -139,7 +139,18 @@ class HarnessReportTest
 
         final String md = Files.readString(run.summaryFile(), StandardCharsets.UTF_8);
         assertTrue(md.startsWith("# Tidemark bench: quick run"), md);
-        assertTrue(md.contains("## Targets"), md);
+        assertTrue(md.contains("## In short\n\n- Replicated produce, RF=3, closed loop (records/s, median): acks=0 "),
+            md);
+        assertTrue(md.contains("- Single writer, 100 B records: Tidemark 4,000,000 records/s, Chronicle Queue did not " +
+            "run"), md);
+        assertTrue(md.contains("- Leader killed under load: acknowledgements resumed after 640 ms"), md);
+        final int goals = md.indexOf("## Goals checked against this run");
+        assertTrue(goals > md.indexOf("### Acks (RF=3, closed loop)") && goals > md.indexOf("## Leader failover"),
+            "what was measured comes first, the goals after it: " + md);
+        assertTrue(md.contains(" goals reached, "), md);
+        assertTrue(md.contains("| not reached |") && md.contains("| reached |"), md);
+        assertFalse(md.contains("MISSED") || md.contains("NOT_MEASURABLE") || md.contains("NOT RUN"), md);
+        assertFalse(md.matches("(?s).*\\| [0-9]+% \\|.*"), "no spread with 2 runs: " + md);
         assertTrue(md.contains("### Acks (RF=3, closed loop)"), md);
         assertTrue(md.contains("### Partitions (acks=all, RF=3, closed loop)"), md);
         assertTrue(md.contains("### Peers that did not run"), md);
@@ -167,7 +178,7 @@ class HarnessReportTest
         assertEquals(Targets.Status.MET,
             byName.get("Acknowledgements resume after the leader's host is killed").status());
         assertEquals(Targets.Status.MET, byName.get("RF=3 acks=all p99 append-to-ack at 10k records/s").status());
-        assertEquals(Targets.Status.MET, byName.get("Seed study's shape: acks").status());
+        assertEquals(Targets.Status.MET, byName.get("TPS shape (project notes): acks").status());
     }
 
     @Test

@@ -20,7 +20,7 @@ class PerfRunTest
     @Test
     void writesSummaryAndEnvironmentFromSyntheticResult() throws Exception
     {
-        final Path notGit = Files.createDirectories(tmp.resolve("work"));
+        final Path notGit = withoutCommit(tmp.resolve("work"));
         final Path results = tmp.resolve("perf-results");
 
         final PerfRun run = PerfRun.start(results, notGit, "tidemark-bench quick");
@@ -81,8 +81,30 @@ class PerfRunTest
     }
 
     @Test
-    void outsideGitTheShaIsNogit()
+    void withoutACommitTheShaIsNogit() throws Exception
     {
-        assertEquals(PerfRun.NO_GIT, PerfRun.gitShortSha(tmp));
+        assertEquals(PerfRun.NO_GIT, PerfRun.gitShortSha(withoutCommit(tmp.resolve("fresh"))));
+    }
+
+    /**
+     * @return {@code dir}, created as a git work tree of its own without a commit (so there is no sha to name, even
+     *         though the test's temporary directory lies inside this repository's target/), or a plain directory
+     *         where git is not installed.
+     */
+    static Path withoutCommit(final Path dir) throws Exception
+    {
+        Files.createDirectories(dir);
+        try
+        {
+            final Process init = new ProcessBuilder("git", "init", "-q", dir.toString())
+                .redirectErrorStream(true).start();
+            init.getInputStream().readAllBytes();
+            init.waitFor();
+        }
+        catch (final java.io.IOException noGit)
+        {
+            // no git on this machine: the directory cannot be in a work tree either
+        }
+        return dir;
     }
 }
