@@ -79,7 +79,9 @@ class UnassignedReplicaFetchTest
     void aFetchFromAHostOutsideTheAssignedReplicasIsRefused()
     {
         final Recording transport = new Recording();
-        final ReplicationContext ctx = new ReplicationContext().threadingMode(ReplicationContext.ThreadingMode.SHARED);
+        // Lag and sessions a loaded machine's starved threads do not run out: only the stranger could change the ISR.
+        final ReplicationContext ctx = new ReplicationContext().threadingMode(ReplicationContext.ThreadingMode.SHARED)
+            .replicaLagTimeMaxMs(60_000).hostSessionTimeoutMs(60_000);
         try (ReplicationCluster cluster = ReplicationCluster.start(tmp, 4, ctx, transport))
         {
             // partition 0 of the topic is on hosts 0, 1, 2: host 3 is not one of its replicas
