@@ -36,7 +36,7 @@ class ThreadedClusterTest
             .logContextFactory((dir) -> new LogContext().logDir(dir).segmentBytes(1 << 20).maxMessageBytes(64 * 1024))))
         {
             cluster.createTopic("t", 2, 3);
-            assertTrue(cluster.awaitLeaders("t", 10_000));
+            assertTrue(cluster.awaitLeaders("t", 120_000)); // a liveness guard: SHARED mode at load 80 took > 10 s
             final ConcurrentMap<Long, Boolean> retry = new ConcurrentHashMap<>();
             final int session = cluster.sessions().register((tp, id, offset, error) ->
             {
