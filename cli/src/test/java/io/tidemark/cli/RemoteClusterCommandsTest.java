@@ -87,7 +87,7 @@ class RemoteClusterCommandsTest
         p.setProperty("zookeeper.user", "tidemark");
         p.setProperty("zookeeper.password", "s3cret-for-tests");
         p.setProperty("zookeeper.session.timeout.ms", "5000");
-        p.setProperty("zookeeper.connection.timeout.ms", "30000"); // a liveness guard on a busy machine
+        p.setProperty("zookeeper.connection.timeout.ms", "5000"); // at most the session: the longest allowed
         return p;
     }
 

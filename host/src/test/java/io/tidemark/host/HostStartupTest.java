@@ -63,9 +63,8 @@ class HostStartupTest
         p.setProperty("zookeeper.root", "/tidemark/startup");
         p.setProperty("zookeeper.user", "tidemark");
         p.setProperty("zookeeper.password", "right");
-        // A session a busy machine keeps alive; connecting may take long under load (a liveness guard only).
-        p.setProperty("zookeeper.session.timeout.ms", "4000");
-        p.setProperty("zookeeper.connection.timeout.ms", "30000");
+        p.setProperty("zookeeper.session.timeout.ms", "1000");
+        p.setProperty("zookeeper.connection.timeout.ms", "1000");
         return p;
     }
 

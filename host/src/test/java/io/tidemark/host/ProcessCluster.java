@@ -186,7 +186,7 @@ final class ProcessCluster implements AutoCloseable
         p.setProperty("zookeeper.user", USER);
         p.setProperty("zookeeper.password", PASSWORD);
         p.setProperty("zookeeper.session.timeout.ms", "2000");
-        p.setProperty("zookeeper.connection.timeout.ms", "30000"); // a liveness guard on a busy machine
+        p.setProperty("zookeeper.connection.timeout.ms", "2000");
         return p;
     }
 

@@ -52,7 +52,7 @@ class RemoteConsumeTest
             common.setProperty("zookeeper.user", "tidemark");
             common.setProperty("zookeeper.password", "pw");
             common.setProperty("zookeeper.session.timeout.ms", "5000");
-            common.setProperty("zookeeper.connection.timeout.ms", "30000"); // a liveness guard on a busy machine
+            common.setProperty("zookeeper.connection.timeout.ms", "5000"); // at most the session: the longest allowed
             final Properties hostProperties = new Properties();
             hostProperties.putAll(common);
             hostProperties.setProperty("host.id", "0");
