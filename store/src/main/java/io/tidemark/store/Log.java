@@ -947,6 +947,14 @@ public final class Log implements AutoCloseable
         final Segment[] current = segments;
         final Segment tail = current[current.length - 1];
         int work = tail.prepareAhead(ctx.pretouchBytes(), nowMs);
+        try
+        {
+            work += tail.writeBack(sync, ctx.dirtyBytesMax());
+        }
+        catch (final UncheckedIOException ex)
+        {
+            throw goOffline("writeback failed", ex); // its error may be the one a later fsync would have reported
+        }
         work += prepareSpare(tail);
         final boolean flushDue = ctx.flushIntervalMs() != Long.MAX_VALUE &&
             nowMs - lastFlushTimeMs >= ctx.flushIntervalMs() && recoveryPoint < logEndOffset();
@@ -1092,6 +1100,12 @@ public final class Log implements AutoCloseable
     public long logStartOffset()
     {
         return logStartOffset;
+    }
+
+    /** @return the segment the writer appends to (tests in this package). */
+    Segment activeSegmentForTest()
+    {
+        return active;
     }
 
     /** @return every offset below this is flushed to disk. */

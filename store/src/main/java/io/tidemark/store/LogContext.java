@@ -46,12 +46,21 @@ public final class LogContext
     public static final String PRETOUCH_BYTES = "pretouch.bytes";
     /** Whether readers verify each batch's CRC before handing it out. Default true. */
     public static final String READ_VERIFY_CRC = "read.verify.crc";
+    /**
+     * Most bytes the writer may have written that the kernel has not been asked to write back: the log agent starts
+     * writeback of every full page written once this many bytes await it, so that the page cache never holds enough
+     * of this log's dirty data to throttle the writer. About latency, not durability: it never moves the recovery
+     * point (the flush keys do). Default {@value #DEFAULT_DIRTY_BYTES_MAX}; 0 disables (the kernel decides when).
+     */
+    public static final String DIRTY_BYTES_MAX = "dirty.bytes.max";
+    /** Default of {@link #DIRTY_BYTES_MAX}: 4 MiB. */
+    public static final long DEFAULT_DIRTY_BYTES_MAX = 4L * 1024 * 1024;
 
     /** Every key {@link #fromProperties(Path, Map)} accepts. */
     public static final Set<String> KEYS = Set.of(
         SEGMENT_BYTES, SEGMENT_MS, SEGMENT_INDEX_BYTES, INDEX_INTERVAL_BYTES, MAX_MESSAGE_BYTES,
         FLUSH_INTERVAL_MESSAGES, FLUSH_INTERVAL_MS, RETENTION_BYTES, RETENTION_MS, RETENTION_CHECK_INTERVAL_MS,
-        PRETOUCH_BYTES, READ_VERIFY_CRC);
+        PRETOUCH_BYTES, READ_VERIFY_CRC, DIRTY_BYTES_MAX);
 
     /** How the log's background agent (flusher, pretoucher, segment preparer, retention) gets its thread. */
     public enum AgentMode
@@ -77,6 +86,7 @@ public final class LogContext
     private long retentionCheckIntervalMs = 5 * 60 * 1000;
     private long pretouchBytes = 8L * 1024 * 1024;
     private boolean readVerifyCrc = true;
+    private long dirtyBytesMax = DEFAULT_DIRTY_BYTES_MAX;
 
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private CountersManager countersManager;
@@ -115,6 +125,7 @@ public final class LogContext
                 case RETENTION_CHECK_INTERVAL_MS: ctx.retentionCheckIntervalMs(parseLong(key, value)); break;
                 case PRETOUCH_BYTES: ctx.pretouchBytes(parseLong(key, value)); break;
                 case READ_VERIFY_CRC: ctx.readVerifyCrc(parseBoolean(key, value)); break;
+                case DIRTY_BYTES_MAX: ctx.dirtyBytesMax(parseLong(key, value)); break;
                 default: throw new ConfigException(key, "unknown configuration key; known keys are " + KEYS);
             }
         }
@@ -181,6 +192,10 @@ public final class LogContext
         }
         requireRange(RETENTION_CHECK_INTERVAL_MS, retentionCheckIntervalMs, 1, Long.MAX_VALUE);
         requireRange(PRETOUCH_BYTES, pretouchBytes, 0, 1L << 30);
+        if (dirtyBytesMax != 0)
+        {
+            requireRange(DIRTY_BYTES_MAX, dirtyBytesMax, 2 * Segment.PAGE_SIZE, 1L << 30);
+        }
         if (null == agentIdleStrategy)
         {
             agentIdleStrategy = new SleepingMillisIdleStrategy(1);
@@ -373,6 +388,20 @@ public final class LogContext
         return (int)pretouchBytes;
     }
 
+    /** @param v see {@link #DIRTY_BYTES_MAX}. @return this */
+    public LogContext dirtyBytesMax(final long v)
+    {
+        checkNotConcluded();
+        dirtyBytesMax = v;
+        return this;
+    }
+
+    /** @return see {@link #DIRTY_BYTES_MAX}. */
+    public int dirtyBytesMax()
+    {
+        return (int)dirtyBytesMax;
+    }
+
     /** @param v see {@link #READ_VERIFY_CRC}. @return this */
     public LogContext readVerifyCrc(final boolean v)
     {
@@ -505,6 +534,7 @@ public final class LogContext
             ", " + RETENTION_MS + "=" + retentionMs +
             ", " + RETENTION_CHECK_INTERVAL_MS + "=" + retentionCheckIntervalMs +
             ", " + PRETOUCH_BYTES + "=" + pretouchBytes +
+            ", " + DIRTY_BYTES_MAX + "=" + dirtyBytesMax +
             ", " + READ_VERIFY_CRC + "=" + readVerifyCrc +
             ", agentMode=" + agentMode + '}';
     }

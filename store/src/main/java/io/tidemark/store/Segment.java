@@ -63,6 +63,7 @@ final class Segment
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
     private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock writebackLock = new ReentrantLock();
 
     @SuppressWarnings("unused") // accessed through SIZE
     private volatile int size;
@@ -76,6 +77,7 @@ final class Segment
     private boolean closed;
     private int touchedPosition;
     private int flushedPosition;
+    private int writtenBackPosition;
     private int bytesSinceLastIndexEntry;
     private long rollBaseTimeMs = NO_TIMESTAMP;
     private int lastBatchEpoch = RecordBatchDescriptor.NO_LEADER_EPOCH;
@@ -152,6 +154,7 @@ final class Segment
             segment.reservedPosition = reserved;
             segment.touchedPosition = dataSize;
             segment.flushedPosition = dataSize;
+            segment.writtenBackPosition = dataSize & -PAGE_SIZE;
             segment.size = dataSize;
             return segment;
         }
@@ -443,6 +446,15 @@ final class Segment
         {
             flushedPosition = newSize;
         }
+        writebackLock.lock();
+        try
+        {
+            writtenBackPosition = Math.min(writtenBackPosition, newSize & -PAGE_SIZE);
+        }
+        finally
+        {
+            writebackLock.unlock();
+        }
     }
 
     /** @return whether {@code frameLength} more bytes fit. */
@@ -558,6 +570,57 @@ final class Segment
         {
             lock.unlock();
         }
+    }
+
+    /**
+     * Log agent duty, about latency rather than durability: once at least half of {@code dirtyBytesMax} of full pages
+     * written by the writer await writeback, write them back now ({@code msync} of that range through
+     * {@code sync}), so that this log never holds more than about {@code dirtyBytesMax} of written, dirty page cache
+     * and the kernel never throttles the writer (balance_dirty_pages) or makes it wait in a fault behind a large
+     * writeback. Only pages below the writer's page are written back: the writer never touches them again, so it never
+     * faults on a page made clean and read-only under it. The recovery point is not moved: data written back here is
+     * on disk, but only a flush may say so (and a later flush of the range finds it clean, which costs little).
+     * <p>
+     * Runs under its own lock, never the lock the writer may take to reserve blocks, so a slow writeback delays only
+     * the agent; {@link #close()} waits for a writeback in progress before it unmaps.
+     *
+     * @return pages written back (0 when nothing was due).
+     * @throws java.io.UncheckedIOException when the writeback fails: the caller must take the log offline, because a
+     *         failed writeback may have cleared the error a later fsync of the same pages would have reported.
+     */
+    int writeBack(final FileSync sync, final int dirtyBytesMax)
+    {
+        if (dirtyBytesMax <= 0)
+        {
+            return 0;
+        }
+        final int end = size() & -PAGE_SIZE;
+        final int step = Math.max(PAGE_SIZE, (dirtyBytesMax / 2) & -PAGE_SIZE);
+        if (end - writtenBackPosition < step || !writebackLock.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            final int from = writtenBackPosition;
+            if (closed || end - from < step)
+            {
+                return 0;
+            }
+            sync.force(mapping, from, end - from);
+            writtenBackPosition = end;
+            return (end - from) / PAGE_SIZE;
+        }
+        finally
+        {
+            writebackLock.unlock();
+        }
+    }
+
+    /** @return the position below which the log agent has written back every full page ({@link #writeBack}). */
+    int writtenBackPosition()
+    {
+        return writtenBackPosition;
     }
 
     /**
@@ -822,6 +885,7 @@ final class Segment
     void close()
     {
         lock.lock();
+        writebackLock.lock();
         try
         {
             if (closed)
@@ -836,6 +900,7 @@ final class Segment
         }
         finally
         {
+            writebackLock.unlock();
             lock.unlock();
         }
     }
