@@ -55,7 +55,7 @@ import java.util.concurrent.Callable;
         "and charts for the harness, jmh-result.json for JMH; multiprocess: <yyyy-MM-dd>_multiprocess-<sha>/), " +
         "then indexes it in <results-dir>/README.md.",
     subcommands = {HarnessCommands.Quick.class, HarnessCommands.Full.class, HarnessCommands.Run.class,
-        MultiProcessCommand.class, BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
+        MultiProcessCommand.class, io.tidemark.bench.peer.WriterBench.class, BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
 public final class BenchMain implements Callable<Integer>
 {
     /**

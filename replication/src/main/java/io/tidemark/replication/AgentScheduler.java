@@ -3,6 +3,7 @@ package io.tidemark.replication;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
+import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.DynamicCompositeAgent;
 import org.agrona.concurrent.IdleStrategy;
@@ -15,7 +16,8 @@ import java.util.function.Supplier;
 
 /**
  * Runs groups of agents (a host's agents, the controller) on threads chosen by the
- * {@link ReplicationContext.ThreadingMode}: a thread per agent, a thread per group, one thread for all, or none
+ * {@link ReplicationContext.ThreadingMode}: a thread per agent, a thread per group, one thread for all (in
+ * {@code LATENCY}, one spinning thread for all plus a parking one for the replica logs' agents), or none
  * (the application invokes them, which with a manual clock makes the whole pipeline deterministic).
  * Starting and stopping groups is thread-safe; stopping waits until the group's agents will not run again.
  */
@@ -28,8 +30,11 @@ final class AgentScheduler implements AutoCloseable
     private final Map<String, Agent> groups = new LinkedHashMap<>();
     private final Map<String, List<Agent>> members = new LinkedHashMap<>();
     private volatile Agent[] invoked = new Agent[0];
+    private final Map<String, Agent> housekeepingGroups = new LinkedHashMap<>();
     private DynamicCompositeAgent shared;
     private AgentRunner sharedRunner;
+    private DynamicCompositeAgent housekeeping;
+    private AgentRunner housekeepingRunner;
 
     AgentScheduler(final ReplicationContext.ThreadingMode mode, final Supplier<IdleStrategy> idleStrategies,
         final ErrorHandler errorHandler)
@@ -37,15 +42,72 @@ final class AgentScheduler implements AutoCloseable
         this.mode = mode;
         this.idleStrategies = idleStrategies;
         this.errorHandler = errorHandler;
-        if (mode == ReplicationContext.ThreadingMode.SHARED)
+        if (mode == ReplicationContext.ThreadingMode.SHARED || mode == ReplicationContext.ThreadingMode.LATENCY)
         {
             shared = new DynamicCompositeAgent("tidemark-shared");
-            sharedRunner = new AgentRunner(idleStrategies.get(), errorHandler, null, shared);
+            sharedRunner = new AgentRunner(mode == ReplicationContext.ThreadingMode.LATENCY ?
+                new BusySpinIdleStrategy() : idleStrategies.get(), errorHandler, null, shared);
             AgentRunner.startOnThread(sharedRunner);
-            while (shared.status() != DynamicCompositeAgent.Status.ACTIVE)
+            awaitActive(shared);
+        }
+        if (mode == ReplicationContext.ThreadingMode.LATENCY)
+        {
+            housekeeping = new DynamicCompositeAgent("tidemark-housekeeping");
+            housekeepingRunner = new AgentRunner(ReplicationContext.housekeepingIdleStrategy(), errorHandler, null,
+                housekeeping);
+            AgentRunner.startOnThread(housekeepingRunner);
+            awaitActive(housekeeping);
+        }
+    }
+
+    private static void awaitActive(final DynamicCompositeAgent composite)
+    {
+        while (composite.status() != DynamicCompositeAgent.Status.ACTIVE)
+        {
+            Thread.yield();
+        }
+    }
+
+    /**
+     * Start a group whose housekeeping agents (a host's replica logs' agents) run on the housekeeping thread in
+     * {@link ReplicationContext.ThreadingMode#LATENCY}; in every other mode the caller passes none and the group's
+     * agents run them.
+     */
+    synchronized void start(final String group, final List<Agent> agents, final Agent housekeepingAgent)
+    {
+        start(group, agents);
+        if (null != housekeepingAgent)
+        {
+            if (null == housekeeping)
             {
-                Thread.yield();
+                throw new IllegalStateException("threading mode " + mode + " has no housekeeping thread");
             }
+            add(housekeeping, housekeepingAgent);
+            housekeepingGroups.put(group, housekeepingAgent);
+        }
+    }
+
+    private static void add(final DynamicCompositeAgent composite, final Agent agent)
+    {
+        while (!composite.tryAdd(agent))
+        {
+            Thread.yield();
+        }
+        while (!composite.hasAddAgentCompleted())
+        {
+            Thread.yield();
+        }
+    }
+
+    private static void remove(final DynamicCompositeAgent composite, final Agent agent)
+    {
+        while (!composite.tryRemove(agent))
+        {
+            Thread.yield();
+        }
+        while (!composite.hasRemoveAgentCompleted())
+        {
+            Thread.yield();
         }
     }
 
@@ -76,14 +138,8 @@ final class AgentScheduler implements AutoCloseable
                 runners.put(group, List.of(runner));
                 break;
             case SHARED:
-                while (!shared.tryAdd(composite))
-                {
-                    Thread.yield();
-                }
-                while (!shared.hasAddAgentCompleted())
-                {
-                    Thread.yield();
-                }
+            case LATENCY:
+                add(shared, composite);
                 break;
             default:
                 composite.onStart();
@@ -95,6 +151,11 @@ final class AgentScheduler implements AutoCloseable
     /** Stop a group: once this returns, none of its agents runs again. */
     synchronized void stop(final String group)
     {
+        final Agent housekeepingAgent = housekeepingGroups.remove(group);
+        if (null != housekeepingAgent)
+        {
+            remove(housekeeping, housekeepingAgent);
+        }
         final Agent composite = groups.remove(group);
         members.remove(group);
         if (null == composite)
@@ -111,14 +172,8 @@ final class AgentScheduler implements AutoCloseable
                 }
                 break;
             case SHARED:
-                while (!shared.tryRemove(composite))
-                {
-                    Thread.yield();
-                }
-                while (!shared.hasRemoveAgentCompleted())
-                {
-                    Thread.yield();
-                }
+            case LATENCY:
+                remove(shared, composite);
                 break;
             default:
                 invoked = groups.values().toArray(new Agent[0]);
@@ -174,6 +229,10 @@ final class AgentScheduler implements AutoCloseable
         if (null != sharedRunner)
         {
             sharedRunner.close();
+        }
+        if (null != housekeepingRunner)
+        {
+            housekeepingRunner.close();
         }
     }
 }

@@ -112,6 +112,42 @@ public final class ReplicaHost
     }
 
     /** @return the host's agents, to schedule: the host agent first, then the fetchers. */
+    /**
+     * @return the agent that runs this host's replica logs' background agents on the housekeeping thread of
+     *         {@link ReplicationContext.ThreadingMode#LATENCY}, or null in the other modes (the host agent runs them).
+     */
+    Agent housekeepingAgent()
+    {
+        if (ctx.threadingMode() != ReplicationContext.ThreadingMode.LATENCY)
+        {
+            return null;
+        }
+        return new Agent()
+        {
+            public int doWork()
+            {
+                int work = 0;
+                for (final Replica replica : replicas)
+                {
+                    try
+                    {
+                        work += replica.log.agent().doWork();
+                    }
+                    catch (final Exception ex)
+                    {
+                        errorHandler.onError(ex);
+                    }
+                }
+                return work;
+            }
+
+            public String roleName()
+            {
+                return "tidemark-logs-host-" + hostId;
+            }
+        };
+    }
+
     List<Agent> agents()
     {
         final List<Agent> agents = new ArrayList<>();

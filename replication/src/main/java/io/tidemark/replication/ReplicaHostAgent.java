@@ -13,7 +13,8 @@ import java.util.function.Consumer;
  * acknowledgements ({@link ProduceHandler}), shrinks the ISR of stuck followers (checked every
  * {@code replica.lag.time.max.ms / 8}, so a follower that stopped leaves within 1.125 times the lag time plus the
  * controller's round trip), checkpoints high watermarks, runs its replicas' log agents, and updates
- * counters. Errors go to the error handler, never out of the thread.
+ * counters (in {@link ReplicationContext.ThreadingMode#LATENCY} the log agents run on their own thread instead).
+ * Errors go to the error handler, never out of the thread.
  */
 final class ReplicaHostAgent implements Agent
 {
@@ -22,6 +23,7 @@ final class ReplicaHostAgent implements Agent
     private final EpochClock clock;
     private final ErrorHandler errorHandler;
     private final Consumer<ControlMessage> controlHandler = this::onControl;
+    private final boolean runsLogAgents;
     private long nextHeartbeatMs;
 
     ReplicaHostAgent(final ReplicaHost host, final ReplicationContext ctx, final ErrorHandler errorHandler)
@@ -30,6 +32,7 @@ final class ReplicaHostAgent implements Agent
         this.ctx = ctx;
         this.clock = ctx.epochClock();
         this.errorHandler = errorHandler;
+        this.runsLogAgents = ctx.threadingMode() != ReplicationContext.ThreadingMode.LATENCY;
     }
 
     @Override
@@ -59,7 +62,7 @@ final class ReplicaHostAgent implements Agent
 
     private int dutyOf(final Replica replica, final long now) throws Exception
     {
-        int work = replica.log.agent().doWork();
+        int work = runsLogAgents ? replica.log.agent().doWork() : 0; // else ReplicaHost.housekeepingAgent()
         work += host.produceHandler().drain(replica);
         final LeaderState leader = replica.leaderState;
         if (null != leader)

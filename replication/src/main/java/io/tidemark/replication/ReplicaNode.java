@@ -35,7 +35,7 @@ public final class ReplicaNode implements AutoCloseable
             errorHandler);
         this.group = "host-" + hostId;
         host.start();
-        scheduler.start(group, host.agents());
+        scheduler.start(group, host.agents(), host.housekeepingAgent());
     }
 
     /**

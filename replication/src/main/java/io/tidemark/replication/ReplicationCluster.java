@@ -102,7 +102,7 @@ public final class ReplicationCluster implements AutoCloseable
             transport, channel, sessions, errorHandler);
         hosts.set(id, host);
         host.start();
-        scheduler.start("host-" + id, host.agents());
+        scheduler.start("host-" + id, host.agents(), host.housekeepingAgent());
     }
 
     /** @return the configuration. */

@@ -67,8 +67,22 @@ public final class ReplicationContext
         DEDICATED,
         /** One thread per replica host for all of its agents, plus one for the controller. */
         PER_HOST,
-        /** One thread for every agent of the cluster. */
+        /**
+         * One thread for every agent of the cluster, idling with the {@link #idleStrategySupplier idle strategy}.
+         * With the default (backoff: spins, yields, then parks up to 100 us) no thread spins when there is nothing to
+         * do: the in-process form of the {@code shared} profile, for machines whose cores are shared.
+         */
         SHARED,
+        /**
+         * The {@code latency} profile for a machine with few cores: exactly one thread spins. One thread runs every
+         * replication agent of the cluster (controller, hosts, fetchers) and busy-spins, whatever the idle strategy;
+         * the replica logs' own background agents (block reservation, pre-faulting, flushes, writeback, retention:
+         * the work that makes system calls and may wait on the disk) run on one more thread that parks when idle
+         * ({@link #housekeepingIdleStrategy()}), so that disk work never stalls the replication path and never
+         * spins. The application's threads should wait by parking, not spinning, so that the spinning thread keeps a
+         * core to itself.
+         */
+        LATENCY,
         /** No threads: the application calls {@code ReplicationCluster.invokeAgents()}; with a manual clock the
          * whole pipeline is deterministic on one thread. */
         INVOKER
@@ -404,6 +418,16 @@ public final class ReplicationContext
     public EpochClock epochClock()
     {
         return epochClock;
+    }
+
+    /**
+     * @return how the housekeeping thread of {@link ThreadingMode#LATENCY} idles: one spin, one yield, then parks
+     *         from 10 us doubling to 1 ms. The logs' agents work ahead of the writer (pages 8 MiB ahead by default),
+     *         so waking at most 1,000 times a second when idle costs them nothing.
+     */
+    public static IdleStrategy housekeepingIdleStrategy()
+    {
+        return new BackoffIdleStrategy(1, 1, 10_000, 1_000_000);
     }
 
     /** @param mode which threads run the agents. Default {@link ThreadingMode#PER_HOST}. @return this */

@@ -36,6 +36,8 @@ public final class PeerMain
     public static final String CHRONICLE = "chronicle";
     /** Peer names. */
     public static final String RAW_COPY = "rawcopy";
+    /** Peer names: Tidemark with {@code dirty.bytes.max=0} (writeback left to the kernel). */
+    public static final String TIDEMARK_NO_DIRTY_BOUND = "tidemark-nodirty";
 
     private PeerMain()
     {
@@ -138,6 +140,7 @@ public final class PeerMain
             case TIDEMARK: return new TidemarkPeer();
             case CHRONICLE: return new ChronicleQueuePeer();
             case RAW_COPY: return new RawCopyPeer();
+            case TIDEMARK_NO_DIRTY_BOUND: return new TidemarkPeer(0);
             default: throw new IllegalArgumentException("unknown peer: " + name);
         }
     }

@@ -20,9 +20,22 @@ import java.util.function.LongConsumer;
  */
 final class TidemarkPeer implements Peer
 {
+    private final long dirtyBytesMax;
     private Log log;
     private UnsafeBuffer value;
     private int size;
+
+    /** With the store's default {@code dirty.bytes.max}. */
+    TidemarkPeer()
+    {
+        this(LogContext.DEFAULT_DIRTY_BYTES_MAX);
+    }
+
+    /** @param dirtyBytesMax the log's {@code dirty.bytes.max} (0: writeback left to the kernel). */
+    TidemarkPeer(final long dirtyBytesMax)
+    {
+        this.dirtyBytesMax = dirtyBytesMax;
+    }
 
     @Override
     public void open(final Path dir, final int size)
@@ -38,7 +51,8 @@ final class TidemarkPeer implements Peer
             .logDir(dir.resolve("log"))
             .segmentBytes(1L << 30)
             .retentionBytes(2L << 30)
-            .retentionCheckIntervalMs(1_000));
+            .retentionCheckIntervalMs(1_000)
+            .dirtyBytesMax(dirtyBytesMax));
     }
 
     @Override

@@ -1,0 +1,88 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.LogContext;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.stream.Collectors;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@link ReplicationContext.ThreadingMode#LATENCY}: one thread runs the replication agents, one more runs the replica
+ * logs' agents (here: their interval flushes), and records are replicated and acknowledged as in any other mode.
+ */
+class LatencyThreadingTest
+{
+    @TempDir
+    Path dir;
+
+    @Test
+    void oneReplicationThreadAndOneHousekeepingThreadReplicateAndFlush() throws Exception
+    {
+        final ReplicationContext ctx = new ReplicationContext()
+            .minInsyncReplicas(2)
+            .threadingMode(ReplicationContext.ThreadingMode.LATENCY)
+            .logContextFactory((logDir) -> new LogContext().logDir(logDir).segmentBytes(1024 * 1024)
+                .flushIntervalMs(5));
+        try (ReplicationCluster cluster = ReplicationCluster.start(dir, 3, ctx))
+        {
+            final Set<String> threads = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                .filter((name) -> name.startsWith("tidemark-")).collect(Collectors.toSet());
+            assertEquals(Set.of("tidemark-shared", "tidemark-housekeeping"), threads, "threads: " + threads);
+
+            cluster.createTopic("t", 1, 3);
+            assertTrue(cluster.awaitLeaders("t", 30_000));
+            final TopicPartition tp = new TopicPartition("t", 0);
+            final ConcurrentHashMap<Long, Long> acked = new ConcurrentHashMap<>();
+            final int session = cluster.sessions().register((p, correlationId, offset, error) ->
+            {
+                if (error == ReplicationError.NONE)
+                {
+                    acked.put(correlationId, offset);
+                }
+            });
+            final UnsafeBuffer value = new UnsafeBuffer(new byte[100]);
+            long sent = 0;
+            final long deadline = System.nanoTime() + 60_000_000_000L;
+            while (acked.size() < 500 && System.nanoTime() < deadline)
+            {
+                if (sent - acked.size() < 16 && cluster.produce(session, tp, sent, Acks.ALL, 30_000, null, 0, -1,
+                    value, 0, value.capacity()) == ReplicationError.NONE)
+                {
+                    sent++;
+                }
+                else
+                {
+                    Thread.sleep(1);
+                }
+            }
+            assertTrue(acked.size() >= 500, "acknowledged " + acked.size());
+
+            // Only the housekeeping thread runs the logs' agents, so only it can flush on flush.interval.ms.
+            while (System.nanoTime() < deadline && !allFlushed(cluster, tp, 500))
+            {
+                Thread.sleep(5);
+            }
+            assertTrue(allFlushed(cluster, tp, 500), "every replica's log flushed by its agent");
+        }
+    }
+
+    private static boolean allFlushed(final ReplicationCluster cluster, final TopicPartition tp, final long upTo)
+    {
+        for (int host = 0; host < 3; host++)
+        {
+            final Replica replica = cluster.replica(host, tp);
+            if (null == replica || replica.log.recoveryPoint() < upTo)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+}
