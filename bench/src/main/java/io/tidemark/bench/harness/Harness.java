@@ -237,7 +237,7 @@ public final class Harness
         catch (final IOException | RuntimeException ex)
         {
             return new RunResult(scenario, durationMs * 1_000_000L, 0, 0, 0, null, 0, 0, Map.of(), 0, 0, 0, false,
-                "the run failed: " + ex, null, Double.NaN, Double.NaN, 0);
+                "the run failed: " + ex, null, Double.NaN, Double.NaN, 0, null, null);
         }
     }
 }

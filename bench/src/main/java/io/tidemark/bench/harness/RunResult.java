@@ -1,5 +1,6 @@
 package io.tidemark.bench.harness;
 
+import io.tidemark.bench.report.MachineState;
 import org.HdrHistogram.Histogram;
 
 import java.util.Map;
@@ -32,6 +33,9 @@ import java.util.Map;
  * @param elections         leader elections during the run (leader epoch increments over all partitions, from the
  *                          start of the warm-up to the end of the drain): 0 unless a host's session expired or a
  *                          leader was killed.
+ * @param machineBefore     the machine's state at the window's start (load, this JVM's CPU time, dirty and
+ *                          writeback pages), or null when the run failed before it.
+ * @param machineAfter      the same at the window's end, or null.
  */
 public record RunResult(
     Scenario scenario,
@@ -51,8 +55,23 @@ public record RunResult(
     Failover failover,
     double cpusUsed,
     double loadAverage,
-    int elections)
+    int elections,
+    MachineState machineBefore,
+    MachineState machineAfter)
 {
+    /**
+     * @return "before→after" of the page cache's dirty data (MiB) around the window, or "-" when unknown.
+     */
+    public String dirtyMib()
+    {
+        if (null == machineBefore || null == machineAfter || machineBefore.dirtyKib() < 0)
+        {
+            return "-";
+        }
+        return MachineState.mib(machineBefore.dirtyKib() + Math.max(0, machineBefore.writebackKib())) + "→" +
+            MachineState.mib(machineAfter.dirtyKib() + Math.max(0, machineAfter.writebackKib()));
+    }
+
     /**
      * What happened around a leader kill.
      *

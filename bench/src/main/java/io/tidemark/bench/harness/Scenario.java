@@ -39,6 +39,17 @@ public record Scenario(
     ReplicationContext.ThreadingMode threading,
     boolean busySpin)
 {
+    /**
+     * @return whether an open-loop producer waits for a record's due time by parking rather than spinning: in the
+     *         threading that promises at most one spinning thread ({@code LATENCY}) or none (backoff idle), the
+     *         application's producer must not spin either. Parking wakes late by the timer slack (about 50 us on
+     *         Linux), and latency is measured from the due time, so the lateness is in the figures.
+     */
+    public boolean producerParks()
+    {
+        return threading == ReplicationContext.ThreadingMode.LATENCY || !busySpin;
+    }
+
     /** Flush policy "never by count" (page-cache durability, the store's default). */
     public static final long FLUSH_NONE = Long.MAX_VALUE;
     /** Each record's value starts with its producer's correlation id (8 bytes) and its index in the request (4). */

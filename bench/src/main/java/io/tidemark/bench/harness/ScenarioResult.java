@@ -139,6 +139,12 @@ public record ScenarioResult(Scenario scenario, List<String> sweeps, List<RunRes
         return median(runs.stream().mapToDouble(RunResult::loadAverage).filter((v) -> !Double.isNaN(v)).toArray());
     }
 
+    /** @return each run's dirty pages before→after its window (MiB), in order. */
+    public String dirtyMib()
+    {
+        return String.join(", ", runs.stream().map(RunResult::dirtyMib).toList());
+    }
+
     /** @return leader elections over all runs (0 unless a host session expired). */
     public int elections()
     {

@@ -12,6 +12,7 @@ import io.tidemark.store.RecordDescriptor;
 import io.tidemark.store.RecordEncoder;
 import io.tidemark.store.RecordView;
 import org.HdrHistogram.Histogram;
+import io.tidemark.bench.report.MachineState;
 import org.HdrHistogram.Recorder;
 import org.agrona.BufferUtil;
 import org.agrona.DirectBuffer;
@@ -239,6 +240,7 @@ public final class ScenarioRunner
             }
             phase.accept("warm-up");
             parkUntil(windowStart);
+            final MachineState machineBefore = MachineState.now();
             final long cpuStart = processCpuNanos();
             final long leoStart = sumLogEnd(leoReaders);
             phase.accept("measure");
@@ -258,6 +260,7 @@ public final class ScenarioRunner
             final double cpusUsed = cpuStart < 0 || cpuEnd < 0 ? Double.NaN :
                 (cpuEnd - cpuStart) / (double)(System.nanoTime() - windowStart);
             final double load = loadAverage();
+            final MachineState machineAfter = MachineState.now();
             stop = true;
             for (final Thread producer : producers)
             {
@@ -316,7 +319,7 @@ public final class ScenarioRunner
             return new RunResult(s, measureNanos, recordsPerSecond, appendedPerSecond,
                 recordsPerSecond * s.messageSize() / 1e6, histogram, queuedTotal, ackedRecords.sum(), errorCounts,
                 unanswered, verification.verified, verification.recordsInLogs, null == problem, problem, failover,
-                cpusUsed, load, elections);
+                cpusUsed, load, elections, machineBefore, machineAfter);
         }
 
         private int[] partitionsOf(final int thread)
@@ -427,6 +430,7 @@ public final class ScenarioRunner
                 final boolean acked = s.acknowledged();
                 final long base = (long)thread << SEQUENCE_BITS;
                 final boolean open = s.load() == Scenario.Load.OPEN;
+                final boolean parks = s.producerParks();
                 final long period = open ?
                     Math.max(1, Math.round(1e9 * s.batchRecords() * s.producerThreads() / s.rate())) : 0;
                 long due = startAt + (open ? period * thread / s.producerThreads() : 0);
@@ -447,13 +451,20 @@ public final class ScenarioRunner
                     windowIdle.reset();
                     if (open)
                     {
-                        while (System.nanoTime() < due)
+                        for (long now = System.nanoTime(); now < due; now = System.nanoTime())
                         {
                             if (stop)
                             {
                                 return;
                             }
-                            Thread.onSpinWait();
+                            if (parks)
+                            {
+                                LockSupport.parkNanos(due - now);
+                            }
+                            else
+                            {
+                                Thread.onSpinWait();
+                            }
                         }
                     }
                     final long correlationId = base | seq;

@@ -8,6 +8,7 @@ import io.tidemark.bench.peer.PeerComparison;
 import io.tidemark.bench.peer.PeerMain;
 import io.tidemark.bench.peer.PeerResult;
 import io.tidemark.replication.Acks;
+import io.tidemark.replication.ReplicationContext;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
@@ -334,6 +335,14 @@ public final class HarnessReport
             one.put("errors", new LinkedHashMap<String, Object>(run.errors()));
             one.put("cpusUsed", run.cpusUsed());
             one.put("loadAverage1m", run.loadAverage());
+            if (null != run.machineBefore() && null != run.machineAfter())
+            {
+                one.put("loadAverage1mBefore", run.machineBefore().load1());
+                one.put("dirtyKibBefore", run.machineBefore().dirtyKib());
+                one.put("dirtyKibAfter", run.machineAfter().dirtyKib());
+                one.put("writebackKibBefore", run.machineBefore().writebackKib());
+                one.put("writebackKibAfter", run.machineAfter().writebackKib());
+            }
             one.put("leaderElections", run.elections());
             one.put("verified", run.verified());
             one.put("problem", run.problem());
@@ -555,7 +564,8 @@ public final class HarnessReport
         md.append("- **CPUs got**: CPU time the benchmark JVM received during the measurement window divided by ")
             .append("its length (median over runs). The design needs 2.00 on this 2-core machine (one busy-spinning ")
             .append("agent thread, one producer thread); less means other processes took CPU time from it. ")
-            .append("**load**: the 1-minute load average at the window's end.\n");
+            .append("**load**: the 1-minute load average at the window's end. **dirty MiB**: the machine's Dirty + ")
+            .append("Writeback pages of /proc/meminfo at the window's start and end (each run, in order).\n");
         md.append("- MB/s is payload: records/s x message size. Latency percentiles are the median over the runs; ")
             .append("max is the largest of any run. Spread is (max - min) / median of the runs' records/s, shown ")
             .append("from ").append(ScenarioResult.MIN_RUNS_FOR_SPREAD).append(" runs on (`--runs`): with fewer ")
@@ -689,8 +699,8 @@ public final class HarnessReport
         md.append("### ").append(title).append("\n\n");
         md.append("Common: ").append(common(rows)).append("\n\n");
         md.append("| ").append(first).append(" | records/s | spread | MB/s | p50 us | p90 us | p99 us | p99.9 us | ")
-            .append("p99.99 us | max us | CPUs got | load | verified | .hgrm |\n");
-        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
+            .append("p99.99 us | max us | CPUs got | load | dirty MiB | verified | .hgrm |\n");
+        md.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|---|\n");
         for (final ScenarioResult r : rows)
         {
             md.append("| ").append(cell(label.apply(r.scenario())))
@@ -707,6 +717,7 @@ public final class HarnessReport
                     String.format(Locale.ROOT, "%.2f", r.medianCpusUsed()))
                 .append(" | ").append(Double.isNaN(r.medianLoadAverage()) ? "-" :
                     String.format(Locale.ROOT, "%.1f", r.medianLoadAverage()))
+                .append(" | ").append(r.dirtyMib())
                 .append(" | ").append(r.verified() ? "yes (" + Targets.count((double)r.verifiedRecords()) + ")" :
                     "**FAILED**: " + cell(r.problem()))
                 .append(r.elections() == 0 ? "" : "; **" + r.elections() + " leader election" +
@@ -728,7 +739,13 @@ public final class HarnessReport
         {
             parts.add(s.maxInFlight() + " requests in flight per producer");
         }
-        parts.add(s.threading() + " threading, " + (s.busySpin() ? "busy-spin" : "backoff") + " idle");
+        parts.add(s.threading() == ReplicationContext.ThreadingMode.LATENCY ?
+            "LATENCY threading (one busy-spinning replication thread, the logs' agents on a parking thread)" :
+            s.threading() + " threading, " + (s.busySpin() ? "busy-spin" : "backoff") + " idle");
+        if (s.load() == Scenario.Load.OPEN)
+        {
+            parts.add("the producer " + (s.producerParks() ? "parks" : "spins") + " until each record is due");
+        }
         parts.add(rows.get(0).runs().size() + " run" + (rows.get(0).runs().size() == 1 ? "" : "s") + " each");
         if (rows.stream().allMatch((r) -> r.scenario().acks() == Acks.NONE))
         {

@@ -49,7 +49,7 @@ class HarnessReportTest
     {
         return new RunResult(s, 1_000_000_000L, rps, rps, rps * s.messageSize() / 1e6,
             s.acknowledged() ? latency(micros) : new Histogram(3), 1_000, 1_000, Map.of(), 0, 1_000, 1_000, true, null,
-            null, 1.9, 2.5, 0);
+            null, 1.9, 2.5, 0, null, null);
     }
 
     static HarnessData data()
@@ -65,7 +65,7 @@ class HarnessReportTest
         final Scenario kill = BASE.withBatch(1).withLoad(Scenario.Load.OPEN, 10_000);
         final RunResult failover = new RunResult(kill, 3_000_000_000L, 9_000, 9_000, 0.9, latency(20), 30_000,
             29_990, Map.of(), 10, 29_990, 29_990, true, null, new RunResult.Failover(0, 1, 640_000_000L, 50_000L,
-            20_000, 10), 1.9, 2.5, 1);
+            20_000, 10), 1.9, 2.5, 1, null, null);
         final String home = System.getProperty("java.home");
         final PeerComparison peer = new PeerComparison(home, List.of(
             new PeerResult(PeerMain.TIDEMARK, 100, "17", home, "--add-exports x", true, null, 4e6, latency(1),
