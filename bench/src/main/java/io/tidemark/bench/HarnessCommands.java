@@ -150,6 +150,11 @@ final class HarnessCommands
             description = "segment.bytes of the replica logs (default: ${DEFAULT-VALUE}).")
         long segmentBytes;
 
+        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "4194304",
+            description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
+                "${DEFAULT-VALUE}, the store's).")
+        long dirtyBytesMax;
+
         @Option(names = "--failover-runs", paramLabel = "N",
             description = "Leader-kill runs (acks=all, RF=3, open loop 10k/s; quick 1, full 3; 0 to skip).")
         Integer failoverRuns;
@@ -327,6 +332,11 @@ final class HarnessCommands
             description = "Default: 268435456.")
         long segmentBytes;
 
+        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "4194304",
+            description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
+                "${DEFAULT-VALUE}, the store's).")
+        long dirtyBytesMax;
+
         @Override
         public Integer call() throws Exception
         {
@@ -340,7 +350,8 @@ final class HarnessCommands
             final Map<String, String> settings = new LinkedHashMap<>();
             settings.put("Scenario", scenario.describe());
             settings.put("Timing", warmupMs + " ms warm-up, " + durationMs + " ms measured, " + runs + " runs");
-            return runPlan(spec, resultsDir, workDir, segmentBytes, plan, settings, "run", false);
+            settings.put("Replica logs", "segment.bytes " + segmentBytes + ", dirty.bytes.max " + dirtyBytesMax);
+            return runPlan(spec, resultsDir, workDir, segmentBytes, dirtyBytesMax, plan, settings, "run", false);
         }
     }
 
@@ -398,7 +409,8 @@ final class HarnessCommands
             "one thread; with the producer thread that fills the 2 cores exactly. PER_HOST (a thread per host plus " +
             "the controller's) oversubscribes 2 cores: a probe gave acks=all p50 about 4 us with SHARED and about " +
             "1.5 ms with PER_HOST (ReplicationLatencyBenchmark).");
-        settings.put("Replica logs", "segment.bytes " + o.segmentBytes + ", other store defaults (page-cache " +
+        settings.put("Replica logs", "segment.bytes " + o.segmentBytes + ", dirty.bytes.max " + o.dirtyBytesMax +
+            ", other store defaults (page-cache " +
             "durability unless the flush sweep says otherwise)");
         if (!peerSizes.isEmpty())
         {
@@ -407,7 +419,7 @@ final class HarnessCommands
                 "%,d records/s", peerSizes, plan.peerRuns(), plan.peerWarmupMs(), plan.peerThroughputMs(),
                 plan.peerLatencyMs(), plan.peerLatencyMs(), plan.peerRate()));
         }
-        return runPlan(spec, o.resultsDir, o.workDir, o.segmentBytes, plan, settings, kind, jmh);
+        return runPlan(spec, o.resultsDir, o.workDir, o.segmentBytes, o.dirtyBytesMax, plan, settings, kind, jmh);
     }
 
     private static long or(final Long value, final long fallback)
@@ -416,7 +428,8 @@ final class HarnessCommands
     }
 
     private static int runPlan(final CommandSpec spec, final Path resultsDir, final Path workDirOption,
-        final long segmentBytes, final Harness.Plan plan, final Map<String, String> settings, final String kind,
+        final long segmentBytes, final long dirtyBytesMax, final Harness.Plan plan, final Map<String, String> settings,
+        final String kind,
         final boolean jmh) throws IOException, InterruptedException
     {
         final PrintWriter out = spec.commandLine().getOut();
@@ -432,7 +445,7 @@ final class HarnessCommands
         final Harness.Outcome outcome;
         try (Progress progress = new Progress(err, Progress.isTerminal(), plan.steps(), plan.plannedSeconds()))
         {
-            outcome = new Harness(workDir, segmentBytes, progress).run(plan);
+            outcome = new Harness(workDir, segmentBytes, progress).dirtyBytesMax(dirtyBytesMax).run(plan);
         }
         List<JmhSummary.Row> jmhRows = null;
         if (jmh)

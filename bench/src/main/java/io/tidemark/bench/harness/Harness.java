@@ -87,6 +87,7 @@ public final class Harness
 
     private final Path workDir;
     private final long segmentBytes;
+    private long dirtyBytesMax = io.tidemark.store.LogContext.DEFAULT_DIRTY_BYTES_MAX;
     private final Progress progress;
 
     /**
@@ -99,6 +100,13 @@ public final class Harness
         this.workDir = workDir;
         this.segmentBytes = segmentBytes;
         this.progress = progress;
+    }
+
+    /** @param bytes {@code dirty.bytes.max} of every replica log. @return this */
+    public Harness dirtyBytesMax(final long bytes)
+    {
+        dirtyBytesMax = bytes;
+        return this;
     }
 
     /**
@@ -118,7 +126,8 @@ public final class Harness
      */
     public Outcome run(final Plan plan) throws InterruptedException
     {
-        final ScenarioRunner runner = new ScenarioRunner(workDir, segmentBytes, progress::phase);
+        final ScenarioRunner runner = new ScenarioRunner(workDir, segmentBytes, progress::phase)
+            .dirtyBytesMax(dirtyBytesMax);
         if (plan.globalWarmupMs() > 0 && !plan.entries().isEmpty())
         {
             final Scenario warm = plan.entries().get(0).scenario().withLoad(Scenario.Load.CLOSED, 0)

@@ -70,6 +70,7 @@ public final class ScenarioRunner
 
     private final Path workRoot;
     private final long segmentBytes;
+    private long dirtyBytesMax = LogContext.DEFAULT_DIRTY_BYTES_MAX;
     private final Consumer<String> phase;
 
     /**
@@ -82,6 +83,13 @@ public final class ScenarioRunner
         this.workRoot = workRoot;
         this.segmentBytes = segmentBytes;
         this.phase = phase;
+    }
+
+    /** @param bytes {@code dirty.bytes.max} of every replica log. @return this */
+    public ScenarioRunner dirtyBytesMax(final long bytes)
+    {
+        dirtyBytesMax = bytes;
+        return this;
     }
 
     /**
@@ -182,6 +190,7 @@ public final class ScenarioRunner
                 .threadingMode(s.threading())
                 .errorHandler(this::onAgentError)
                 .logContextFactory((logDir) -> new LogContext().logDir(logDir).segmentBytes(segmentBytes)
+                    .dirtyBytesMax(dirtyBytesMax)
                     .flushIntervalMessages(s.flush()));
             if (s.busySpin())
             {

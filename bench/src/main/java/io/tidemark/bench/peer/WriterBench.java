@@ -74,9 +74,10 @@ public final class WriterBench implements Callable<Integer>
         description = "Records/s of each window; 0 is closed loop (default: ${DEFAULT-VALUE}).")
     List<Long> rates = new ArrayList<>();
 
-    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "100",
-        description = "Record value bytes (default: ${DEFAULT-VALUE}).")
-    int size;
+    @Option(names = "--sizes", split = ",", paramLabel = "LIST", defaultValue = "100",
+        description = "Record value bytes; several sizes measure what the bytes per record cost (the framing " +
+            "study: a smaller value stands for the same value with less framing) (default: ${DEFAULT-VALUE}).")
+    List<Integer> sizes = new ArrayList<>();
 
     @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "2s", converter = Durations.class,
         description = "Flat-out warm-up, then as long at the rate (default: ${DEFAULT-VALUE}).")
@@ -99,7 +100,7 @@ public final class WriterBench implements Callable<Integer>
     boolean jfr;
 
     /** One measured cell. */
-    record Cell(String fs, long rate, String peer, int run, Properties result)
+    record Cell(String fs, long rate, String peer, int size, int run, Properties result)
     {
         boolean ok()
         {
@@ -148,28 +149,32 @@ public final class WriterBench implements Callable<Integer>
             {
                 for (final long rate : rates)
                 {
-                    for (final String peer : peers)
+                    for (final int size : sizes)
                     {
-                        final String name = fs.getKey() + "-" + (rate == 0 ? "closed" : rate) + "-" + peer;
-                        final Path jfrFile = jfr && run == 1 ? profiles.resolve(name + ".jfr") : null;
-                        final Properties result = fork(peer, rate, fs.getValue(), jfrFile);
-                        final Cell cell = new Cell(fs.getKey(), rate, peer, run, result);
-                        cells.add(cell);
-                        out.println(line(cell));
-                        out.flush();
-                        if (null != jfrFile && result.containsKey("jfr.summary"))
+                        for (final String peer : peers)
                         {
-                            Files.writeString(profiles.resolve(name + ".md"), "# JFR: " + name + ", writer thread\n\n" +
-                                result.getProperty("jfr.summary"), StandardCharsets.UTF_8);
-                            Files.deleteIfExists(jfrFile); // the summary stays; recordings are large
-                        }
-                        if (cell.ok())
-                        {
-                            try (PrintStream hgrm = new PrintStream(
-                                Files.newOutputStream(reportDir.resolve(name + "-run" + run + ".hgrm")), false,
-                                StandardCharsets.UTF_8))
+                            final String name = fs.getKey() + "-" + (rate == 0 ? "closed" : rate) + "-" + peer +
+                                (size == sizes.get(0) ? "" : "-" + size + "B");
+                            final Path jfrFile = jfr && run == 1 ? profiles.resolve(name + ".jfr") : null;
+                            final Properties result = fork(peer, size, rate, fs.getValue(), jfrFile);
+                            final Cell cell = new Cell(fs.getKey(), rate, peer, size, run, result);
+                            cells.add(cell);
+                            out.println(line(cell));
+                            out.flush();
+                            if (null != jfrFile && result.containsKey("jfr.summary"))
                             {
-                                cell.latency().outputPercentileDistribution(hgrm, 1000.0);
+                                Files.writeString(profiles.resolve(name + ".md"), "# JFR: " + name +
+                                    ", writer thread\n\n" + result.getProperty("jfr.summary"), StandardCharsets.UTF_8);
+                                Files.deleteIfExists(jfrFile); // the summary stays; recordings are large
+                            }
+                            if (cell.ok())
+                            {
+                                try (PrintStream hgrm = new PrintStream(
+                                    Files.newOutputStream(reportDir.resolve(name + "-run" + run + ".hgrm")), false,
+                                    StandardCharsets.UTF_8))
+                                {
+                                    cell.latency().outputPercentileDistribution(hgrm, 1000.0);
+                                }
                             }
                         }
                     }
@@ -195,7 +200,7 @@ public final class WriterBench implements Callable<Integer>
             "% throttle, expire " + sysctl("dirty_expire_centisecs") + " cs");
         Files.writeString(reportDir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
         Files.writeString(reportDir.resolve(PerfRun.SUMMARY_FILE),
-            WriterReport.markdown(env, cells, bandwidth, fileSystems.keySet(), peers, rates), StandardCharsets.UTF_8);
+            WriterReport.markdown(env, cells, bandwidth, fileSystems.keySet(), peers, rates, sizes), StandardCharsets.UTF_8);
         out.println("wrote " + reportDir.resolve(PerfRun.SUMMARY_FILE));
         return cells.stream().allMatch(Cell::ok) ? 0 : 1;
     }
@@ -224,13 +229,14 @@ public final class WriterBench implements Callable<Integer>
                 cell.result().getProperty("failure", "").lines().findFirst().orElse("");
         }
         final Histogram h = cell.latency();
-        return String.format(Locale.ROOT, "%-6s %-8s %-17s %,12.0f rec/s  p50 %8.2f  p99 %8.2f  p99.99 %9.2f  max %9.2f us" +
-            "  | %s", cell.fs(), cell.rate() == 0 ? "closed" : Long.toString(cell.rate()), cell.peer(),
+        return String.format(Locale.ROOT, "%-6s %-8s %-17s %4d B %,12.0f rec/s  p50 %8.2f  p99 %8.2f  p99.99 %9.2f  max %9.2f us" +
+            "  | %s", cell.fs(), cell.rate() == 0 ? "closed" : Long.toString(cell.rate()), cell.peer(), cell.size(),
             cell.number("records.per.second"), h.getValueAtPercentile(50) / 1e3, h.getValueAtPercentile(99) / 1e3,
             h.getValueAtPercentile(99.99) / 1e3, h.getMaxValue() / 1e3, WriterReport.state(cell));
     }
 
-    private Properties fork(final String peer, final long rate, final Path workDir, final Path jfrFile)
+    private Properties fork(final String peer, final int size, final long rate, final Path workDir,
+        final Path jfrFile)
         throws IOException, InterruptedException
     {
         final Path outFile = Files.createTempFile("tidemark-writer-", ".properties");

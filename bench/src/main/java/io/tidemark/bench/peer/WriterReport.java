@@ -45,11 +45,13 @@ final class WriterReport
 
     static String markdown(final Map<String, String> env, final List<WriterBench.Cell> cells,
         final List<double[]> bandwidth, final Collection<String> fileSystems, final List<String> peers,
-        final List<Long> rates)
+        final List<Long> rates, final List<Integer> sizes)
     {
+        final int size = sizes.get(0);
+        final List<WriterBench.Cell> main = cells.stream().filter((c) -> c.size() == size).toList();
         final StringBuilder md = new StringBuilder();
         md.append("# Single writer: append latency and the machine's state\n\n");
-        md.append("What was measured: one writer thread appending 100-byte records (one record per append) to ")
+        md.append("What was measured: one writer thread appending ").append(size).append("-byte records (one record per append) to ")
             .append(String.join(", ", peers)).append(" on ").append(String.join(" and ", fileSystems))
             .append(", at fixed rates (latency from each append's due time: coordinated omission corrected) and ")
             .append("closed loop (each call timed), every cell in a JVM of its own. `tidemark` runs with ")
@@ -72,7 +74,11 @@ final class WriterReport
             md.append("\n\n");
         }
         md.append("## Goals of issue 20, as ratios in this run\n\n");
-        goals(md, cells, bandwidth, rates);
+        goals(md, main, bandwidth, rates, size);
+        if (sizes.size() > 1)
+        {
+            framing(md, cells, fileSystems, rates, sizes);
+        }
         md.append("\n## Cells (median over runs; spread of p99.99 as min-max)\n\n");
         md.append("| FS | Load | Peer | Records/s | p50 us | p99 us | p99.9 us | p99.99 us | max us | p99.99 spread |" +
             " Machine state (run 1) |\n|---|---|---|---:|---:|---:|---:|---:|---:|---|---|\n");
@@ -82,7 +88,7 @@ final class WriterReport
             {
                 for (final String peer : peers)
                 {
-                    final List<WriterBench.Cell> runs = select(cells, fs, rate, peer);
+                    final List<WriterBench.Cell> runs = select(main, fs, rate, peer);
                     if (runs.isEmpty())
                     {
                         continue;
@@ -112,8 +118,49 @@ final class WriterReport
         return md.toString();
     }
 
+    private static void framing(final StringBuilder md, final List<WriterBench.Cell> cells,
+        final Collection<String> fileSystems, final List<Long> rates, final List<Integer> sizes)
+    {
+        md.append("\n## Framing study: what the bytes per record cost\n\n")
+            .append("Tidemark appending smaller values stands for the same value with less framing: a frame of the ")
+            .append("same length costs the writer the same. Bytes per record are Tidemark's frames (batch header ")
+            .append(RecordBatchDescriptor.HEADER_LENGTH).append(" + record header + value, 8-aligned); ratios are ")
+            .append("against the first size.\n\n| FS | Load | Value B | Bytes/record | Peer | Records/s | vs first | ")
+            .append("MB/s | p99.99 us | max us |\n|---|---|---:|---:|---|---:|---:|---:|---:|---:|\n");
+        for (final String fs : fileSystems)
+        {
+            for (final long rate : rates)
+            {
+                for (final String peer : List.of(PeerMain.TIDEMARK, PeerMain.CHRONICLE))
+                {
+                    final double base = median(selectSize(cells, fs, rate, peer, sizes.get(0)), -1);
+                    for (final int size : sizes)
+                    {
+                        final List<WriterBench.Cell> runs = selectSize(cells, fs, rate, peer, size);
+                        if (!ok(runs))
+                        {
+                            continue;
+                        }
+                        final int bytes = PeerMain.CHRONICLE.equals(peer) ? size + 4 : tidemarkBytesPerRecord(size);
+                        final double rps = median(runs, -1);
+                        md.append(String.format(Locale.ROOT, "| %s | %s | %d | %d%s | %s | %,.0f | %.2f | %.0f | %.1f | " +
+                            "%.1f |%n", fs, rate == 0 ? "closed" : String.format(Locale.ROOT, "%,d/s", rate), size,
+                            bytes, PeerMain.CHRONICLE.equals(peer) ? " (4-byte header)" : "", peer, rps, rps / base,
+                            rps * bytes / 1e6, median(runs, 99.99) / 1e3, median(runs, 100) / 1e3));
+                    }
+                }
+            }
+        }
+    }
+
+    static List<WriterBench.Cell> selectSize(final List<WriterBench.Cell> cells, final String fs, final long rate,
+        final String peer, final int size)
+    {
+        return select(cells, fs, rate, peer).stream().filter((c) -> c.size() == size).toList();
+    }
+
     private static void goals(final StringBuilder md, final List<WriterBench.Cell> cells,
-        final List<double[]> bandwidth, final List<Long> rates)
+        final List<double[]> bandwidth, final List<Long> rates, final int size)
     {
         final String disk = cells.stream().map(WriterBench.Cell::fs).filter((f) -> !"tmpfs".equals(f)).findFirst()
             .orElse(null);
@@ -145,10 +192,10 @@ final class WriterReport
             }
             if (rate == 0 && ok(t) && ok(c))
             {
-                final double tidemarkMb = median(t, -1) * tidemarkBytesPerRecord(100) / 1e6;
+                final double tidemarkMb = median(t, -1) * tidemarkBytesPerRecord(size) / 1e6;
                 md.append(String.format(Locale.ROOT, "- %s, closed loop: Tidemark / Chronicle Queue records/s = " +
                     "%.2f (goal >= 1.5, or within 10%% of the disk's bandwidth); Tidemark writes %d bytes a record, " +
-                    "%.0f MB/s", disk, median(t, -1) / median(c, -1), tidemarkBytesPerRecord(100), tidemarkMb));
+                    "%.0f MB/s", disk, median(t, -1) / median(c, -1), tidemarkBytesPerRecord(size), tidemarkMb));
                 if (!bandwidth.isEmpty())
                 {
                     final double disks = bandwidth.stream().mapToDouble((b) -> b[0]).average().orElse(Double.NaN);
