@@ -4,7 +4,9 @@ import io.tidemark.bench.BenchMain;
 import io.tidemark.bench.Durations;
 import io.tidemark.bench.JvmFlags;
 import io.tidemark.bench.report.Environment;
+import io.tidemark.bench.report.JsonWriter;
 import io.tidemark.bench.report.PerfRun;
+import io.tidemark.bench.report.ResultsIndex;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
@@ -201,8 +203,53 @@ public final class WriterBench implements Callable<Integer>
         Files.writeString(reportDir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
         Files.writeString(reportDir.resolve(PerfRun.SUMMARY_FILE),
             WriterReport.markdown(env, cells, bandwidth, fileSystems.keySet(), peers, rates, sizes), StandardCharsets.UTF_8);
+        Files.writeString(reportDir.resolve("summary.json"), JsonWriter.write(json(cells)), StandardCharsets.UTF_8);
+        ResultsIndex.update(resultsDir);
         out.println("wrote " + reportDir.resolve(PerfRun.SUMMARY_FILE));
         return cells.stream().allMatch(Cell::ok) ? 0 : 1;
+    }
+
+    private static Map<String, Object> json(final List<Cell> cells)
+    {
+        final Map<String, Object> root = new LinkedHashMap<>();
+        root.put("kind", "writer");
+        root.put("allVerified", cells.stream().allMatch(Cell::ok));
+        root.put("targets", List.of());
+        final List<Object> list = new ArrayList<>();
+        for (final Cell cell : cells)
+        {
+            final Map<String, Object> one = new LinkedHashMap<>();
+            one.put("fs", cell.fs());
+            one.put("rate", cell.rate());
+            one.put("peer", cell.peer());
+            one.put("size", cell.size());
+            one.put("run", cell.run());
+            one.put("ok", cell.ok());
+            if (cell.ok())
+            {
+                final Histogram h = cell.latency();
+                one.put("recordsPerSecond", cell.number("records.per.second"));
+                final Map<String, Object> micros = new LinkedHashMap<>();
+                for (final double p : new double[]{50, 99, 99.9, 99.99})
+                {
+                    micros.put("p" + p, h.getValueAtPercentile(p) / 1e3);
+                }
+                micros.put("max", h.getMaxValue() / 1e3);
+                one.put("latencyMicros", micros);
+                for (final String key : List.of("before.load1", "after.load1", "cpus.used", "before.dirty.kib",
+                    "after.dirty.kib", "peak.dirty.kib", "before.writeback.kib", "after.writeback.kib"))
+                {
+                    one.put(key, cell.number(key));
+                }
+            }
+            else
+            {
+                one.put("failure", cell.result().getProperty("failure", ""));
+            }
+            list.add(one);
+        }
+        root.put("cells", list);
+        return root;
     }
 
     private static String sysctl(final String name)

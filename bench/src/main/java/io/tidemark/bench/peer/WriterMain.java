@@ -70,7 +70,7 @@ public final class WriterMain
             PeerMain.appendFlatOut(peer, warmupMs * 1_000_000L);
             if (rate > 0)
             {
-                PeerMain.appendAtRate(peer, rate, warmupMs * 1_000_000L, null, null);
+                appendAtRate(peer, rate, warmupMs * 1_000_000L, null);
             }
 
             final Histogram latency = new Histogram(3);
@@ -82,8 +82,8 @@ public final class WriterMain
                 final long start = System.nanoTime();
                 if (rate > 0)
                 {
-                    PeerMain.appendAtRate(peer, rate, measureMs * 1_000_000L, latency, new Histogram(3));
-                    count = measureMs * rate / 1000;
+                    count = appendAtRate(peer, rate, measureMs * 1_000_000L, latency);
+                    out.setProperty("records.due", Long.toString(measureMs * rate / 1000));
                 }
                 else
                 {
@@ -139,6 +139,59 @@ public final class WriterMain
         out.setProperty(prefix + ".load1", Double.toString(state.load1()));
         out.setProperty(prefix + ".dirty.kib", Long.toString(state.dirtyKib()));
         out.setProperty(prefix + ".writeback.kib", Long.toString(state.writebackKib()));
+    }
+
+    /**
+     * One append due every {@code 1/rate} s for {@code nanos}, each timed from its due time into {@code histogram}
+     * (when not null). The window ends on time even when the writer falls behind (a machine too loaded for the rate):
+     * each record due in the window but not appended by its end is recorded with the latency it had reached then, a
+     * lower bound, so that falling behind shows in the percentiles rather than being left out.
+     *
+     * @return records appended.
+     */
+    static long appendAtRate(final Peer peer, final long rate, final long nanos, final Histogram histogram)
+    {
+        final long start = System.nanoTime();
+        final long deadline = start + nanos;
+        long i = 0;
+        while (true)
+        {
+            final long due = start + i * 1_000_000_000L / rate;
+            if (due >= deadline)
+            {
+                break;
+            }
+            long now = System.nanoTime();
+            while (now < due)
+            {
+                Thread.onSpinWait();
+                now = System.nanoTime();
+            }
+            if (now >= deadline)
+            {
+                break;
+            }
+            peer.append(due);
+            i++;
+            if (null != histogram)
+            {
+                histogram.recordValue(Math.max(0, System.nanoTime() - due));
+            }
+        }
+        final long end = System.nanoTime();
+        if (null != histogram)
+        {
+            for (long j = i; ; j++)
+            {
+                final long due = start + j * 1_000_000_000L / rate;
+                if (due >= deadline)
+                {
+                    break;
+                }
+                histogram.recordValue(Math.max(0, end - due));
+            }
+        }
+        return i;
     }
 
     /** @return records appended flat out for about {@code nanos}, each call timed into {@code histogram}. */

@@ -58,7 +58,12 @@ final class WriterReport
             .append("`dirty.bytes.max` at its default, `tidemark-nodirty` with 0 (writeback left to the kernel). ")
             .append("Beside every figure: the one-minute load before and after the window, the CPUs the cell's JVM ")
             .append("used in it, and Dirty / Writeback of /proc/meminfo (the whole machine's) before and after, with ")
-            .append("the peak of Dirty + Writeback sampled every 20 ms.\n\n");
+            .append("the peak of Dirty + Writeback sampled every 20 ms. A fixed-rate cell whose records/s is ")
+            .append("below its rate fell behind (the machine did not give the writer the CPU or the disk it needed); ")
+            .append("each record it had not appended by the window's end counts with the latency it had reached ")
+            .append("then, a lower bound.\n\n");
+        md.append("- Date: ").append(env.get("date")).append('\n');
+        md.append("- Command: `").append(env.get("command")).append("`\n\n");
         md.append("Machine: ").append(env.get("cpu.model")).append(", ").append(env.get("cpu.available.to.jvm"))
             .append(" CPUs, ").append(env.get("memory.total")).append(", ").append(env.get("os")).append("; ")
             .append(env.get("vm.dirty")).append(". Load ").append(env.get("loadavg.start")).append(" at the start, ")

@@ -68,6 +68,17 @@ public final class JfrProfile implements AutoCloseable
     }
 
     /**
+     * Print the summary of a recording made elsewhere (e.g. by {@code jcmd <pid> JFR.start}).
+     *
+     * @param args the recording, then optionally a thread name prefix ({@code -} or absent: every thread).
+     */
+    public static void main(final String[] args) throws IOException
+    {
+        final String thread = args.length > 1 && !"-".equals(args[1]) ? args[1] : null;
+        System.out.print(summarize(Path.of(args[0]), thread, 15, 5));
+    }
+
+    /**
      * Summarise a recording.
      *
      * @param file       the recording.
