@@ -32,7 +32,8 @@ final class CrashRecords
             .segmentIndexBytes(8 * 1024)
             .indexIntervalBytes(1024)
             .maxMessageBytes(MAX_MESSAGE_BYTES)
-            .pretouchBytes(32 * 1024);
+            .pretouchBytes(32 * 1024)
+            .dirtyBytesMax(16 * 1024); // the agent writes back every 8 KiB: kills land during writebacks too
     }
 
     /** The configuration the test itself opens logs with: no background thread. */
