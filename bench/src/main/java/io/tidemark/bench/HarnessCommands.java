@@ -150,7 +150,7 @@ final class HarnessCommands
             description = "segment.bytes of the replica logs (default: ${DEFAULT-VALUE}).")
         long segmentBytes;
 
-        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "4194304",
+        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "0",
             description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
                 "${DEFAULT-VALUE}, the store's).")
         long dirtyBytesMax;
@@ -332,7 +332,7 @@ final class HarnessCommands
             description = "Default: 268435456.")
         long segmentBytes;
 
-        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "4194304",
+        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "0",
             description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
                 "${DEFAULT-VALUE}, the store's).")
         long dirtyBytesMax;

@@ -50,11 +50,13 @@ public final class LogContext
      * Most bytes the writer may have written that the kernel has not been asked to write back: the log agent starts
      * writeback of every full page written once this many bytes await it, so that the page cache never holds enough
      * of this log's dirty data to throttle the writer. About latency, not durability: it never moves the recovery
-     * point (the flush keys do). Default {@value #DEFAULT_DIRTY_BYTES_MAX}; 0 disables (the kernel decides when).
+     * point (the flush keys do). Default {@value #DEFAULT_DIRTY_BYTES_MAX}: off (the kernel decides when), because
+     * measured so far it has not paid for itself: on ext4 an {@code msync} is an fsync of the range (a journal commit
+     * and a disk cache flush) that holds the agent away from pre-faulting (docs/durability.md).
      */
     public static final String DIRTY_BYTES_MAX = "dirty.bytes.max";
-    /** Default of {@link #DIRTY_BYTES_MAX}: 4 MiB. */
-    public static final long DEFAULT_DIRTY_BYTES_MAX = 4L * 1024 * 1024;
+    /** Default of {@link #DIRTY_BYTES_MAX}: 0, off. */
+    public static final long DEFAULT_DIRTY_BYTES_MAX = 0;
 
     /** Every key {@link #fromProperties(Path, Map)} accepts. */
     public static final Set<String> KEYS = Set.of(

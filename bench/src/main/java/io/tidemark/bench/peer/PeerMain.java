@@ -36,8 +36,10 @@ public final class PeerMain
     public static final String CHRONICLE = "chronicle";
     /** Peer names. */
     public static final String RAW_COPY = "rawcopy";
-    /** Peer names: Tidemark with {@code dirty.bytes.max=0} (writeback left to the kernel). */
-    public static final String TIDEMARK_NO_DIRTY_BOUND = "tidemark-nodirty";
+    /** Peer names: Tidemark with {@code dirty.bytes.max} of 4 MiB (the agent writes back every 2 MiB written). */
+    public static final String TIDEMARK_DIRTY_BOUND = "tidemark-dirty";
+    /** {@code dirty.bytes.max} of the {@link #TIDEMARK_DIRTY_BOUND} peer. */
+    public static final long DIRTY_BOUND_BYTES = 4L * 1024 * 1024;
 
     private PeerMain()
     {
@@ -140,7 +142,7 @@ public final class PeerMain
             case TIDEMARK: return new TidemarkPeer();
             case CHRONICLE: return new ChronicleQueuePeer();
             case RAW_COPY: return new RawCopyPeer();
-            case TIDEMARK_NO_DIRTY_BOUND: return new TidemarkPeer(0);
+            case TIDEMARK_DIRTY_BOUND: return new TidemarkPeer(DIRTY_BOUND_BYTES);
             default: throw new IllegalArgumentException("unknown peer: " + name);
         }
     }

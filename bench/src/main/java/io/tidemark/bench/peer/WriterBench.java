@@ -37,7 +37,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code tidemark-bench writer}: the single writer's append latency, at fixed rates and closed loop, on a disk file
- * system and on tmpfs, for Tidemark with {@code dirty.bytes.max} (its default), Tidemark without it, and Chronicle
+ * system and on tmpfs, for Tidemark with its defaults, Tidemark with {@code dirty.bytes.max} of 4 MiB, and Chronicle
  * Queue, each cell in a JVM of its own ({@link WriterMain}), with the machine's state beside every figure; plus the
  * disk's sequential write bandwidth measured in the same run, and JFR profiles of the cells of the first run.
  * Writes {@code perf-results/<date>_writer-<sha>/}.
@@ -68,7 +68,7 @@ public final class WriterBench implements Callable<Integer>
     String tmpfsDir;
 
     @Option(names = "--peers", split = ",", paramLabel = "LIST",
-        defaultValue = "tidemark,tidemark-nodirty,chronicle",
+        defaultValue = "tidemark,tidemark-dirty,chronicle",
         description = "Peers, in order (default: ${DEFAULT-VALUE}).")
     List<String> peers = new ArrayList<>();
 
