@@ -35,6 +35,7 @@ class ConfigTest
         assertEquals(-1, ctx.retentionBytes());
         assertEquals(7L * 24 * 3600 * 1000, ctx.retentionMs());
         assertTrue(ctx.readVerifyCrc());
+        assertEquals(0, ctx.dirtyBytesMax(), "off unless asked for: see docs/durability.md");
     }
 
     @Test
@@ -46,12 +47,14 @@ class ConfigTest
             Map.entry("max.message.bytes", "4096"), Map.entry("flush.interval.messages", "1"),
             Map.entry("flush.interval.ms", "10"), Map.entry("retention.bytes", "-1"),
             Map.entry("retention.ms", "3600000"), Map.entry("retention.check.interval.ms", "1000"),
-            Map.entry("pretouch.bytes", "0"), Map.entry("read.verify.crc", "false"))).conclude();
+            Map.entry("pretouch.bytes", "0"), Map.entry("read.verify.crc", "false"),
+            Map.entry("dirty.bytes.max", "8192"))).conclude();
         assertEquals(1 << 20, ctx.segmentBytes());
         assertEquals(0, ctx.indexIntervalBytes());
         assertEquals(1, ctx.flushIntervalMessages());
         assertFalse(ctx.readVerifyCrc());
-        assertEquals(LogContext.KEYS.size(), 12);
+        assertEquals(8192, ctx.dirtyBytesMax());
+        assertEquals(LogContext.KEYS.size(), 13);
     }
 
     @Test
