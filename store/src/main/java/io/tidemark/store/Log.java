@@ -699,15 +699,17 @@ public final class Log implements AutoCloseable
             else
             {
                 retire(target, false);
+                // An index a lookup found wrong (its file removed) is not kept: it is rebuilt from the data below
+                final boolean trusted = !target.offsetIndexRebuilt();
                 kept = Segment.openActive(target.files(), ctx.segmentBytes(), position, maxIndexEntries,
-                    target.offsetIndex().entries(), target.timeIndex().entries(), false);
+                    trusted ? target.offsetIndex().entries() : 0, trusted ? target.timeIndex().entries() : 0, false);
             }
             kept.offsetIndex().truncateToOffset(newEnd);
             kept.timeIndex().truncateToOffset(newEnd);
             kept.startTrustedReplay();
             final int entries = kept.offsetIndex().entries();
             final int from = entries == 0 ? 0 : kept.offsetIndex().positionAt(entries - 1);
-            kept.replay(from, position, ctx.indexIntervalBytes(), false, writerCrc, false);
+            kept.replay(from, position, ctx.indexIntervalBytes(), entries == 0 && from < position, writerCrc, false);
             kept.resetState(position, newEnd, kept.maxTimestamp(), position - from);
             final Segment[] updated = Arrays.copyOf(current, index + 1);
             updated[index] = kept;

@@ -29,10 +29,16 @@ import java.util.stream.Stream;
  *       (never a mapping: see {@link FileWindow}): length, magic, record structure, CRC32C, offset continuity,
  *       non-decreasing leader epoch. At the first invalid batch at or above the recovery point the log is
  *       truncated and every later segment deleted. The indexes of these segments are rebuilt.</li>
- *   <li>Flushed data (below the recovery point) is never truncated. Damaged bytes there are kept in place (a read
- *       of them fails with CORRUPT_BATCH) and the walk resumes at the next batch that validates with its CRC;
- *       damage at the end of the data keeps its offsets up to the recovery point. Missing flushed data (a file cut
- *       short, a missing segment, a log ending below the recovery point) refuses the open with CORRUPT_LOG.</li>
+ *   <li>Flushed data (below the recovery point) is never truncated while data follows it. Damaged bytes there are
+ *       kept in place (a read of them fails with CORRUPT_BATCH) and the walk resumes at the next batch that
+ *       validates with its CRC. Missing flushed data with data after it (a sealed segment cut short, a missing
+ *       segment between two others) refuses the open with CORRUPT_LOG.</li>
+ *   <li>Flushed data that simply ends early (a disk that lost blocks it acknowledged as flushed: the last segment
+ *       ends, is cut short or turns to garbage below the recovery point) is not claimed: the log end and the
+ *       recovery point are clamped to where the valid data ends, as Kafka does, and the loss is reported as a typed
+ *       {@link RecoveryReport.Loss} ({@code FLUSHED_TAIL}), never as offsets the log cannot read. A first segment
+ *       that starts above the checkpointed log start moves the log start up and is reported the same way
+ *       ({@code LEADING_SEGMENTS}).</li>
  * </ol>
  * Single use, on the opening thread.
  */
@@ -46,6 +52,7 @@ final class LogLoader
     private final int maxIndexEntries;
     private final Crc32c crc = new Crc32c();
     private final List<String> notes = new ArrayList<>();
+    private final List<RecoveryReport.Loss> losses = new ArrayList<>();
     private final System.Logger logger = System.getLogger(Log.class.getName());
 
     private int segmentsRecovered;
@@ -130,12 +137,12 @@ final class LogLoader
         final List<Segment> segments = new ArrayList<>();
         if (found.isEmpty())
         {
-            if (checkpointStatus == CheckpointFile.Status.OK && recoveryPoint > logStart)
-            {
-                throw new StorageException(StorageErrorCode.CORRUPT_LOG, "offsets [" + logStart + ", " +
-                    recoveryPoint + ") below the recovery point are missing: " + dir + " holds no segment file");
-            }
             final long base = Math.max(0, logStart);
+            if (checkpointStatus == CheckpointFile.Status.OK && recoveryPoint > base)
+            {
+                lose(RecoveryReport.LossKind.FLUSHED_TAIL, base, recoveryPoint, dir + " holds no segment file: the log " +
+                    "starts again, empty, at " + base);
+            }
             segments.add(Segment.openActive(new SegmentFiles(dir, base), ctx.segmentBytes(), 0, maxIndexEntries,
                 0, 0, true));
             modified = true;
@@ -151,6 +158,12 @@ final class LogLoader
         while (files.size() > 1 && files.get(1).baseOffset() <= logStart)
         {
             deleteSegmentFiles(files.remove(0), "wholly below the log start offset " + logStart);
+        }
+        if (files.get(0).baseOffset() > logStart)
+        {
+            lose(RecoveryReport.LossKind.LEADING_SEGMENTS, logStart, files.get(0).baseOffset(), "the first segment " +
+                "starts above the log start offset: the log start moves up to it (a retention interrupted by a " +
+                "crash, which deletes before it checkpoints, or lost segment files)");
         }
         logStart = Math.max(logStart, files.get(0).baseOffset());
         if (recoveryPoint < 0)
@@ -248,13 +261,10 @@ final class LogLoader
         }
         if (checkpointStatus == CheckpointFile.Status.OK && logEnd < recoveryPoint)
         {
-            for (final Segment segment : segments)
-            {
-                segment.close();
-            }
-            throw new StorageException(StorageErrorCode.CORRUPT_LOG, "offsets [" + logEnd + ", " + recoveryPoint +
-                ") below the recovery point are missing: the last segment " + files.get(files.size() - 1).log() +
-                " ends at offset " + logEnd + " (the file was cut short or zeroed)");
+            lose(RecoveryReport.LossKind.FLUSHED_TAIL, logEnd, recoveryPoint, "the data ends at offset " + logEnd +
+                ", below the recovery point " + recoveryPoint + " (the disk lost flushed blocks, or the file was cut " +
+                "short or overwritten): the log end and the recovery point are clamped to it");
+            recoveryPoint = logEnd;
         }
         if (logStart > logEnd)
         {
@@ -294,8 +304,15 @@ final class LogLoader
         final RecoveryReport report = new RecoveryReport(
             clean, checkpointStatus.name(), reportedRecoveryPoint, segments.size(), segmentsRecovered,
             batchesScanned, recordsScanned, bytesScanned, bytesTruncated, segmentsDeleted, indexesRebuilt,
-            logStart, logEnd, System.nanoTime() - startNs, List.copyOf(notes));
+            logStart, logEnd, System.nanoTime() - startNs, List.copyOf(notes), List.copyOf(losses));
         return new Loaded(segments, logStart, recoveryPoint, lastEpoch, modified || !clean, report);
+    }
+
+    private void lose(final RecoveryReport.LossKind kind, final long from, final long to, final String why)
+    {
+        losses.add(new RecoveryReport.Loss(kind, from, to));
+        modified = true;
+        note("offsets [" + from + ", " + to + ") lost (" + kind + "): " + why);
     }
 
     private void note(final String message)
@@ -484,6 +501,10 @@ final class LogLoader
         {
             note("segment " + files.baseOffset() + ": damaged batch in the last segment; re-validating it");
             segment.close();
+            try (RandomAccessFile file = new RandomAccessFile(files.log().toFile(), "rw"))
+            {
+                file.setLength(dataSize); // as found: the re-validation must see where the file ends, not our zeros
+            }
             return null;
         }
         segment.resetState(end, segment.endOffset(), segment.maxTimestamp(), segmentBytesSinceIndex(segment));
@@ -553,7 +574,8 @@ final class LogLoader
         final Walk walk;
         try (FileChannel channel = FileChannel.open(files.log(), StandardOpenOption.READ))
         {
-            walk = walk(new FileWindow(channel, fileLength, maxBatchLength()), files, recoveryPoint, epochBefore);
+            walk = walk(new FileWindow(channel, fileLength, maxBatchLength()), files, recoveryPoint, epochBefore,
+                last);
         }
         final int validEnd = walk.validEnd;
         final boolean truncated = walk.dataEnd > validEnd;
@@ -603,12 +625,14 @@ final class LogLoader
      * Re-validate a segment file batch by batch, through positional reads. At or above the recovery point the
      * first invalid batch (CRC included, offsets continuous, leader epochs non-decreasing) ends the data: a torn
      * tail. Below it the data was flushed and is never dropped: damage is stepped over to the next batch that
-     * validates with its CRC, or, with none after it, kept to the end of the data (its offsets reaching the
-     * recovery point); a file that ends inside a batch below the recovery point has lost flushed bytes and is
-     * refused.
+     * validates with its CRC. Where no valid batch follows below the recovery point, the flushed data has ended
+     * early: in the last segment the data ends there (the load clamps the log end and reports the loss); in a sealed
+     * segment the damage is kept to the end of the data (its offsets reaching the recovery point), and a file that
+     * ends inside a batch has lost flushed bytes that segments after it depend on, and is refused.
      */
     private Walk walk(
-        final FileWindow window, final SegmentFiles files, final long recoveryPoint, final int epochBefore)
+        final FileWindow window, final SegmentFiles files, final long recoveryPoint, final int epochBefore,
+        final boolean last)
         throws IOException
     {
         final UnsafeBuffer buffer = window.buffer();
@@ -628,7 +652,11 @@ final class LogLoader
                 at = window.load(position, claimed);
             }
             final int available = window.available(position);
-            final int status = RecordBatch.validate(buffer, at, available, maxBatch, belowRecoveryPoint ? null : crc);
+            // Flushed batches of a sealed segment are trusted to their structure; in the last segment the CRC tells
+            // a flushed batch from one whose blocks a lossy disk returned as zeros or stale bytes (its end is where
+            // the data ends).
+            final int status = RecordBatch.validate(buffer, at, available, maxBatch,
+                belowRecoveryPoint && !last ? null : crc);
             final long base = status == RecordBatch.VALID ?
                 buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1;
             final int batchEpoch = status == RecordBatch.VALID ?
@@ -656,6 +684,12 @@ final class LogLoader
             }
             if (status == RecordBatch.INCOMPLETE && claimed != 0 && RecordBatch.isCutShort(buffer, at, available))
             {
+                if (last)
+                {
+                    walk.reason = "the file ends inside the batch at offset " + expected + ", below the recovery " +
+                        "point " + recoveryPoint + ": flushed data is missing";
+                    break;
+                }
                 throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " ends inside the batch at " +
                     "position " + position + " (offset " + expected + "), below the recovery point " + recoveryPoint +
                     ": flushed data is missing (the file was cut short)");
@@ -674,6 +708,25 @@ final class LogLoader
                 position = next;
                 continue;
             }
+            if (last)
+            {
+                // No valid batch follows. A whole frame that still has the structure of a batch (a bit flip) is a
+                // damaged flushed batch: kept in place with its offsets, as in a sealed segment. Anything else
+                // (zeros, garbage, a frame cut short) is where the data ends.
+                final int count = damagedBatchRecords(window, position, claimed, expected);
+                if (count > 0)
+                {
+                    note("segment " + files.baseOffset() + ": damaged batch at position " + position + " below the " +
+                        "recovery point kept in place (" + RecordBatch.describe(status) + "); reading offsets [" +
+                        expected + ", " + (expected + count) + ") fails with CORRUPT_BATCH");
+                    expected += count;
+                    position += RecordBatchDescriptor.frameLength(claimed);
+                    continue;
+                }
+                walk.reason = "no batch at offset " + expected + ", below the recovery point " + recoveryPoint +
+                    " (" + RecordBatch.describe(status) + "): flushed data is missing";
+                break;
+            }
             final long damageEnd = window.dataEnd(position, zeroRunLength());
             note("segment " + files.baseOffset() + ": damaged bytes [" + position + ", " + damageEnd + ") at the end " +
                 "of the data, below the recovery point, kept in place (" + RecordBatch.describe(status) + "); " +
@@ -686,6 +739,32 @@ final class LogLoader
         walk.endOffset = expected;
         walk.dataEnd = position < length ? window.dataEnd(position, zeroRunLength()) : position;
         return walk;
+    }
+
+    /**
+     * @return the record count of the damaged batch at {@code position} when its frame is whole and is still a
+     *         batch: its header continues the offsets (a bit flip in its body or in a field other than the base
+     *         offset), or its structure holds (a flip of the base offset or the CRC); 0 when the bytes there are not
+     *         a batch (zeros, garbage, a frame cut short).
+     */
+    private int damagedBatchRecords(final FileWindow window, final int position, final int claimed,
+        final long expected) throws IOException
+    {
+        if (claimed <= RecordBatchDescriptor.HEADER_LENGTH || claimed > maxBatchLength() ||
+            claimed > window.fileLength() - position)
+        {
+            return 0;
+        }
+        final int at = window.load(position, claimed);
+        final UnsafeBuffer buffer = window.buffer();
+        final int count = buffer.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+        if (count <= 0 || count > (claimed - RecordBatchDescriptor.HEADER_LENGTH) / RecordDescriptor.HEADER_LENGTH)
+        {
+            return 0;
+        }
+        final boolean continues = buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) == expected;
+        return continues || RecordBatch.validate(buffer, at, window.available(position), maxBatchLength(), null) ==
+            RecordBatch.VALID ? count : 0;
     }
 
     /**

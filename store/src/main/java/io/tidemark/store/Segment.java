@@ -64,6 +64,7 @@ final class Segment
     private final TimeIndex timeIndex;
     private final ReentrantLock lock = new ReentrantLock();
     private final ReentrantLock writebackLock = new ReentrantLock();
+    private volatile RebuiltOffsetIndex rebuiltIndex;
 
     @SuppressWarnings("unused") // accessed through SIZE
     private volatile int size;
@@ -438,6 +439,11 @@ final class Segment
      */
     void resetState(final int newSize, final long newEndOffset, final long newMaxTimestamp, final int sinceIndex)
     {
+        final RebuiltOffsetIndex rebuilt = rebuiltIndex;
+        if (null != rebuilt)
+        {
+            rebuiltIndex = rebuilt.truncatedTo(newEndOffset, newSize);
+        }
         SIZE.setRelease(this, newSize);
         END_OFFSET.setRelease(this, newEndOffset);
         maxTimestamp = newMaxTimestamp;
@@ -820,6 +826,11 @@ final class Segment
      * the walk checks which batch is damaged by CRC (the one before may carry a wrong length) and resumes at the
      * next batch that validates with its CRC, so damage hides only its own offsets.
      *
+     * <p>
+     * The index entry the walk starts from must point at the batch it names: one that does not (a wrong block of a
+     * flushed index file) is found here, the index is rebuilt from the log ({@link RebuiltOffsetIndex}) and the
+     * lookup goes on with it.
+     *
      * @param targetOffset an offset of this segment.
      * @return position of the batch holding {@code targetOffset}, {@link #size()} if it is at or past the end,
      *         or -1 when it lies in damaged bytes.
@@ -828,8 +839,31 @@ final class Segment
     {
         final int limit = size();
         final int entry = offsetIndex.floorEntry(targetOffset);
-        int position = entry < 0 ? 0 : offsetIndex.positionAt(entry);
-        long expected = entry < 0 ? baseOffset : offsetIndex.offsetAt(entry);
+        final int filePosition = entry < 0 ? 0 : offsetIndex.positionAt(entry);
+        final long fileOffset = entry < 0 ? baseOffset : offsetIndex.offsetAt(entry);
+        final RebuiltOffsetIndex rebuilt = rebuiltIndex;
+        int position = filePosition;
+        long expected = fileOffset;
+        if (null == rebuilt)
+        {
+            if (entry >= 0 && position < limit && !startsBatch(position, expected, limit))
+            {
+                rebuildOffsetIndex(limit, entry, expected, position);
+                return positionOf(targetOffset);
+            }
+        }
+        else
+        {
+            final int rebuiltEntry = rebuilt.floorEntry(targetOffset);
+            position = rebuiltEntry < 0 ? 0 : rebuilt.positionAt(rebuiltEntry);
+            expected = rebuiltEntry < 0 ? baseOffset : rebuilt.offsetAt(rebuiltEntry);
+            if (entry >= 0 && fileOffset > expected && filePosition >= rebuilt.coveredSize() && filePosition < limit &&
+                startsBatch(filePosition, fileOffset, limit))
+            {
+                position = filePosition; // an entry the writer added after the rebuild, past what it covers
+                expected = fileOffset;
+            }
+        }
         int previous = -1;
         long previousBase = expected;
         while (position < limit)
@@ -879,6 +913,59 @@ final class Segment
             position += RecordBatchDescriptor.frameLength(length);
         }
         return limit;
+    }
+
+    /** @return whether the batch at {@code position} is whole below {@code limit} and starts at {@code offset}. */
+    private boolean startsBatch(final int position, final long offset, final int limit)
+    {
+        if (limit - position < RecordBatchDescriptor.HEADER_LENGTH)
+        {
+            return false;
+        }
+        final int length = buffer.getInt(position);
+        return length >= RecordBatchDescriptor.HEADER_LENGTH && length <= limit - position &&
+            buffer.getByte(position + RecordBatchDescriptor.MAGIC_OFFSET) == RecordBatchDescriptor.MAGIC &&
+            buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET) > 0 &&
+            buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) == offset;
+    }
+
+    /**
+     * A lookup found an index entry that does not point at its batch: rebuild the index in memory from the log (once;
+     * any thread, under the segment's lock), and remove the index file so that the next open rebuilds it too.
+     */
+    private void rebuildOffsetIndex(final int limit, final int entry, final long offset, final int position)
+    {
+        lock.lock();
+        try
+        {
+            if (null != rebuiltIndex)
+            {
+                return;
+            }
+            rebuiltIndex = RebuiltOffsetIndex.build(buffer, baseOffset, limit);
+        }
+        finally
+        {
+            lock.unlock();
+        }
+        final System.Logger logger = System.getLogger(Log.class.getName());
+        logger.log(System.Logger.Level.WARNING, files.offsetIndex() + ": entry " + entry + " names offset " + offset +
+            " at position " + position + ", which does not hold that batch: the index is rebuilt from the log, and " +
+            "the file removed so that the next open rebuilds it");
+        try
+        {
+            Files.deleteIfExists(files.offsetIndex());
+        }
+        catch (final IOException ex)
+        {
+            logger.log(System.Logger.Level.WARNING, "could not remove " + files.offsetIndex(), ex);
+        }
+    }
+
+    /** @return whether a lookup found the offset index file wrong and rebuilt the index in memory (and removed it). */
+    boolean offsetIndexRebuilt()
+    {
+        return null != rebuiltIndex;
     }
 
     /** Unmap and close (idempotent). Only the log calls it, once no reader is inside. */

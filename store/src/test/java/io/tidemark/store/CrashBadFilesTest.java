@@ -721,8 +721,10 @@ class CrashBadFilesTest
     }
 
     @Test
-    void anActiveSegmentCutShortBelowTheRecoveryPointIsNotSilentlyAccepted() throws IOException
+    void anActiveSegmentCutShortBelowTheRecoveryPointIsClampedAndReportedNeverClaimed() throws IOException
     {
+        // The flushed records after the cut are gone: the log must not claim them (a replica that did would tell its
+        // leader it holds them), so it opens where its data ends, with the loss as a typed finding.
         final Healthy h = healthy("cut-active", true);
         final CrashFiles.SegmentScan active = h.active();
         final CrashFiles.Batch middle = active.batches().get(active.batches().size() / 2);
@@ -733,14 +735,12 @@ class CrashBadFilesTest
             CrashFiles.cut(dir.resolve(active.log().getFileName()), cut);
             try (Log log = Log.open(CrashRecords.testContext(dir)))
             {
-                throw new AssertionError("cut at " + cut + ": flushed records [" + middle.base() + ", " + h.end() +
-                    ") vanished without an error: the log reopened with end " + log.logEndOffset() +
-                    " and recovery point " + log.recoveryPoint() + " (checkpoint " + h.recoveryPoint() + "); " +
-                    log.recoveryReport());
-            }
-            catch (final StorageException ex)
-            {
-                assertEquals(StorageErrorCode.CORRUPT_LOG, ex.code(), ex.toString());
+                final RecoveryReport report = log.recoveryReport();
+                assertEquals(middle.base(), log.logEndOffset(), "cut at " + cut + " of " + middle + ": " + report);
+                assertTrue(log.recoveryPoint() <= middle.base(), "cut at " + cut + ": " + report);
+                assertEquals(List.of(new RecoveryReport.Loss(RecoveryReport.LossKind.FLUSHED_TAIL, middle.base(),
+                    h.end())), report.losses(), "cut at " + cut + ": " + report);
+                assertTrue(CrashRecords.verify(log, active.base(), middle.base()).clean());
             }
         }
     }
@@ -759,10 +759,19 @@ class CrashBadFilesTest
             CrashFiles.putInt(dir.resolve(scan.log().getFileName()), victim.position(), Integer.MAX_VALUE);
             try (Log log = Log.open(CrashRecords.testContext(dir)))
             {
-                if (log.logEndOffset() != h.end())
+                // Damage with data after it keeps its offsets (unreadable); damage at the end of the flushed data is
+                // where the data ends: the log end is clamped to it and the loss reported
+                final long expectedEnd = last ? victim.base() : h.end();
+                if (log.logEndOffset() != expectedEnd)
                 {
                     failures.add("batch " + victim.base() + ": log end " + log.logEndOffset() + " instead of " +
-                        h.end());
+                        expectedEnd);
+                }
+                final List<RecoveryReport.Loss> expectedLosses = last ? List.of(new RecoveryReport.Loss(
+                    RecoveryReport.LossKind.FLUSHED_TAIL, victim.base(), h.end())) : List.of();
+                if (!log.recoveryReport().losses().equals(expectedLosses))
+                {
+                    failures.add("batch " + victim.base() + ": losses " + log.recoveryReport().losses());
                 }
                 for (final CrashFiles.Batch batch : scan.batches())
                 {
