@@ -1,6 +1,7 @@
 package io.tidemark.replication;
 
 import io.tidemark.store.CheckpointFile;
+import io.tidemark.store.FileSync;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -45,13 +46,20 @@ final class HighWatermark
     }
 
     private final Path file;
+    private final FileSync sync;
     @SuppressWarnings("unused") // accessed through VALUE
     private volatile long value;
     private long checkpointed = -1;
 
     HighWatermark(final Path logDir, final long initial)
     {
+        this(logDir, initial, FileSync.SYSTEM);
+    }
+
+    HighWatermark(final Path logDir, final long initial, final FileSync sync)
+    {
         this.file = logDir.resolve(FILE_NAME);
+        this.sync = sync;
         this.value = initial;
     }
 
@@ -61,6 +69,17 @@ final class HighWatermark
      * @return the checkpointed value capped at the log end, or 0 when there is no valid checkpoint.
      */
     static HighWatermark load(final Path logDir, final long logEndOffset)
+    {
+        return load(logDir, logEndOffset, FileSync.SYSTEM);
+    }
+
+    /**
+     * @param logDir       the replica's log directory.
+     * @param logEndOffset the log end offset after recovery.
+     * @param sync         how the checkpoint reaches the disk (the log's).
+     * @return the checkpointed value capped at the log end, or 0 when there is no valid checkpoint.
+     */
+    static HighWatermark load(final Path logDir, final long logEndOffset, final FileSync sync)
     {
         long hw = 0;
         try
@@ -76,7 +95,7 @@ final class HighWatermark
         {
             hw = 0;
         }
-        return new HighWatermark(logDir, Math.min(hw, logEndOffset));
+        return new HighWatermark(logDir, Math.min(hw, logEndOffset), sync);
     }
 
     /** @return the high watermark (acquire). */
@@ -118,7 +137,7 @@ final class HighWatermark
         {
             final ByteBuffer out = CheckpointFile.allocate(MAGIC, 8);
             out.putLong(CheckpointFile.FIELDS_OFFSET, current);
-            CheckpointFile.write(file, out);
+            CheckpointFile.write(file, out, sync);
             checkpointed = current;
         }
     }

@@ -1,6 +1,7 @@
 package io.tidemark.replication;
 
 import io.tidemark.store.CheckpointFile;
+import io.tidemark.store.FileSync;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogReader;
 import io.tidemark.store.StorageErrorCode;
@@ -56,14 +57,16 @@ final class LeaderEpochCache
     }
 
     private final Path file;
+    private final FileSync sync;
     private int[] epochs = new int[8];
     private long[] starts = new long[8];
     private int size;
     private volatile int latestEpoch = UNDEFINED_EPOCH;
 
-    private LeaderEpochCache(final Path file)
+    private LeaderEpochCache(final Path file, final FileSync sync)
     {
         this.file = file;
+        this.sync = sync;
     }
 
     /**
@@ -72,7 +75,8 @@ final class LeaderEpochCache
      */
     static LeaderEpochCache load(final Log log)
     {
-        final LeaderEpochCache cache = new LeaderEpochCache(log.directory().resolve(FILE_NAME));
+        final LeaderEpochCache cache = new LeaderEpochCache(log.directory().resolve(FILE_NAME),
+            log.context().fileSync());
         boolean loaded = false;
         try
         {
@@ -326,7 +330,7 @@ final class LeaderEpochCache
         }
         try
         {
-            CheckpointFile.write(file, out);
+            CheckpointFile.write(file, out, sync);
         }
         catch (final IOException ex)
         {

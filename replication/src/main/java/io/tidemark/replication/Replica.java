@@ -46,7 +46,7 @@ final class Replica implements AutoCloseable
         this.topicPartition = state.topicPartition();
         this.log = log;
         this.epochCache = LeaderEpochCache.load(log);
-        this.highWatermark = HighWatermark.load(log.directory(), log.logEndOffset());
+        this.highWatermark = HighWatermark.load(log.directory(), log.logEndOffset(), log.context().fileSync());
         this.produceRing = new ManyToOneRingBuffer(new UnsafeBuffer(
             ByteBuffer.allocateDirect(produceRingBytes + RingBufferDescriptor.TRAILER_LENGTH)));
         this.counters = new ReplicaCounters(counters, hostId, state);

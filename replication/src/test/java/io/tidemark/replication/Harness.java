@@ -24,6 +24,9 @@ final class Harness implements AutoCloseable
     final List<Throwable> errors = new ArrayList<>();
     final java.util.concurrent.atomic.AtomicReference<String> bootId =
         new java.util.concurrent.atomic.AtomicReference<>("boot-1");
+    /** Faults injected into the replica logs' durable steps (none unless a test sets them). */
+    volatile FaultyFileSync.Faults faults = (host, step, path) -> FaultyFileSync.Fault.NONE;
+    final FaultyFileSync.Renames renames = new FaultyFileSync.Renames();
     private long nextCorrelation = 1;
 
     record Outcome(long offset, ReplicationError error)
@@ -38,8 +41,9 @@ final class Harness implements AutoCloseable
             .epochClock(clock)
             .errorHandler(errors::add)
             .bootIdSupplier((host) -> bootId.get())
-            .logContextFactory((dir) -> new io.tidemark.store.LogContext().logDir(dir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024)
-                .pretouchBytes(0)));
+            .logContextFactory((dir) -> new io.tidemark.store.LogContext().logDir(dir).segmentBytes(256 * 1024)
+                .maxMessageBytes(64 * 1024).pretouchBytes(0).fileSync(new FaultyFileSync(FaultyFileSync.hostOf(dir),
+                    (host, step, path) -> faults.at(host, step, path), renames))));
         session = cluster.sessions().register((tp, id, offset, error) -> outcomes.put(id, new Outcome(offset, error)));
     }
 

@@ -8,7 +8,6 @@ import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
@@ -86,9 +85,15 @@ public final class CheckpointFile
     }
 
     /**
-     * Seal the buffer with its CRC and write it atomically.
+     * Seal the buffer with its CRC and write it atomically: the temporary file is written and forced, renamed over
+     * {@code file}, and the directory forced, each step through {@code sync}.
+     *
+     * @param file    destination.
+     * @param content from {@link #allocate}, fields filled in.
+     * @param sync    how the bytes and the rename reach the disk (a log's: {@link LogContext#fileSync()}).
+     * @throws IOException when writing, syncing or renaming fails.
      */
-    static void write(final Path file, final ByteBuffer content, final FileSync sync) throws IOException
+    public static void write(final Path file, final ByteBuffer content, final FileSync sync) throws IOException
     {
         final int crcOffset = content.capacity() - 4;
         final CRC32C crc = new CRC32C();
@@ -106,7 +111,7 @@ public final class CheckpointFile
             }
             sync.force(channel, true);
         }
-        Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        sync.rename(tmp, file);
         sync.forceDirectory(file.toAbsolutePath().getParent());
     }
 

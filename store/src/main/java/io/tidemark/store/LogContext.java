@@ -504,19 +504,21 @@ public final class LogContext
     }
 
     /**
-     * Fault-injection seam for tests: how data and directories are forced to disk.
+     * How data, checkpoints and directory entries are forced to disk ({@link FileSync#SYSTEM} by default): a seam for
+     * fault injection (a failing disk, a crash between two durable steps) in tests and simulations.
      *
      * @param fileSync the sync implementation.
      * @return this
      */
-    LogContext fileSync(final FileSync fileSync)
+    public LogContext fileSync(final FileSync fileSync)
     {
         checkNotConcluded();
-        this.fileSync = fileSync;
+        this.fileSync = java.util.Objects.requireNonNull(fileSync, "fileSync");
         return this;
     }
 
-    FileSync fileSync()
+    /** @return how data, checkpoints and directory entries are forced to disk. */
+    public FileSync fileSync()
     {
         return fileSync;
     }
