@@ -275,12 +275,17 @@ final class FollowerFetcher implements Agent
                 final int length = fetchResponse.recordsLength();
                 if (length > 0)
                 {
+                    // The epochs of the fetched batches reach the epoch checkpoint before the batches reach the log
+                    // (Kafka assigns the epoch start before the local append): a crash between the two leaves the
+                    // cache ahead of the log, which the next load cuts, never behind it.
+                    learnEpochs(replica, fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
                     try
                     {
                         replica.log.appendRaw(fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
                     }
                     catch (final StorageException ex)
                     {
+                        replica.epochCache.truncateFromEnd(replica.log.logEndOffset()); // epochs of what failed
                         if (ex.code() == StorageErrorCode.INVALID_BATCH)
                         {
                             p.transition(PartitionFetch.State.RECONCILE, "append rejected: " + ex.getMessage(), now);
@@ -291,7 +296,6 @@ final class FollowerFetcher implements Agent
                         }
                         return;
                     }
-                    learnEpochs(replica, fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
                     replica.producerState.onAppendRaw(fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
                 }
                 replica.highWatermark.advanceTo(Math.min(fetchResponse.highWatermark(), replica.log.logEndOffset()));
@@ -330,19 +334,33 @@ final class FollowerFetcher implements Agent
         }
     }
 
-    /** New epochs in fetched batches start new entries of the epoch cache. */
+    /**
+     * New epochs in fetched batches start new entries of the epoch cache, before the batches are appended. The bytes
+     * are not validated yet (the append does that): only frames that lie inside the response and continue from the
+     * log end are read, so that no entry below the log end is ever replaced; entries of batches the append then
+     * refuses are cut again.
+     */
     private static void learnEpochs(final Replica replica, final DirectBuffer buffer, final int offset,
         final int length)
     {
         final int end = offset + length;
+        long expected = replica.log.logEndOffset();
         for (int at = offset; at + RecordBatchDescriptor.HEADER_LENGTH <= end; )
         {
             final int batchLength = buffer.getInt(at + RecordBatchDescriptor.LENGTH_OFFSET);
+            final long base = buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+            final int count = buffer.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+            if (batchLength < RecordBatchDescriptor.HEADER_LENGTH || batchLength > end - at || base != expected ||
+                count <= 0)
+            {
+                return; // not a batch the append would take: it refuses the response
+            }
             final int epoch = buffer.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
             if (epoch > replica.epochCache.latestEpoch())
             {
-                replica.epochCache.assign(epoch, buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET));
+                replica.epochCache.assign(epoch, base);
             }
+            expected = base + count;
             at += RecordBatchDescriptor.frameLength(batchLength);
         }
     }

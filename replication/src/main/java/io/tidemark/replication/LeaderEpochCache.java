@@ -71,7 +71,9 @@ final class LeaderEpochCache
 
     /**
      * Load the cache of the replica whose log is {@code log}: from its checkpoint, or rebuilt from the log when
-     * the checkpoint is missing or damaged; then cut to the log's range.
+     * the checkpoint is missing or damaged; then cut to the log's range. After an unclean shutdown the checkpoint is
+     * also checked against the log ({@link #verify}): the cache may be ahead of the log (an epoch recorded before its
+     * first batch was appended: cut here), never behind it.
      */
     static LeaderEpochCache load(final Log log)
     {
@@ -92,7 +94,88 @@ final class LeaderEpochCache
         }
         cache.truncateFromEnd(log.logEndOffset());
         cache.truncateFromStart(log.logStartOffset());
+        if (loaded && !log.recoveryReport().cleanShutdown())
+        {
+            cache.verify(log);
+        }
         return cache;
+    }
+
+    /**
+     * Check a loaded checkpoint against the log after an unclean shutdown: every entry must start at a batch of its
+     * epoch (otherwise the whole cache is rebuilt from the log), and the batches from the recovery point on (the
+     * part recovery re-validated, as Kafka re-assigns the epochs of the batches it recovers) may not carry an epoch
+     * the cache lacks: one that does starts its entry; one older than its covering entry means the checkpoint does
+     * not describe this log, and the cache is rebuilt.
+     */
+    private void verify(final Log log)
+    {
+        final long end = log.logEndOffset();
+        final int[] seenEpoch = new int[1];
+        final long[] seenBase = new long[1];
+        final boolean[] consistent = { true };
+        final int[] added = new int[1];
+        try (LogReader reader = log.openReader())
+        {
+            for (final long[] entry : entries())
+            {
+                if (entry[1] < log.logStartOffset() || entry[1] >= end)
+                {
+                    continue;
+                }
+                reader.seek(entry[1]);
+                seenBase[0] = -1;
+                reader.pollBatches((batch) ->
+                {
+                    seenEpoch[0] = batch.leaderEpoch();
+                    seenBase[0] = batch.baseOffset();
+                }, Long.MAX_VALUE, 1);
+                if (seenBase[0] != entry[1] || seenEpoch[0] != entry[0])
+                {
+                    rebuild(log);
+                    return;
+                }
+            }
+            reader.seek(Math.max(log.logStartOffset(), Math.min(log.recoveryReport().recoveryPoint(), end)));
+            while (consistent[0] && reader.pollBatches((batch) ->
+            {
+                final int epoch = batch.leaderEpoch();
+                if (epoch < 0 || !consistent[0])
+                {
+                    return;
+                }
+                if (size == 0 || epoch > epochs[size - 1])
+                {
+                    add(epoch, batch.baseOffset());
+                    added[0]++;
+                }
+                else if (epoch < epochForOffset(batch.baseOffset()))
+                {
+                    consistent[0] = false;
+                }
+            }, Long.MAX_VALUE, 1 << 20) > 0)
+            {
+                // scan on
+            }
+        }
+        catch (final StorageException ex)
+        {
+            if (ex.code() != StorageErrorCode.CORRUPT_BATCH)
+            {
+                throw ex;
+            }
+            // a damaged batch: the epochs after it are re-learnt as batches arrive
+        }
+        if (!consistent[0])
+        {
+            rebuild(log);
+            return;
+        }
+        if (added[0] > 0)
+        {
+            latestEpoch = epochs[size - 1];
+            persist();
+        }
     }
 
     private boolean read() throws IOException

@@ -1,0 +1,158 @@
+package io.tidemark.replication;
+
+import io.tidemark.store.Log;
+import io.tidemark.store.LogContext;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The fault windows of issue 14, each as the scenario that lost or changed acknowledged records through the public
+ * replication API in deterministic INVOKER mode: a follower killed between its append and its epoch checkpoint, a
+ * failed epoch checkpoint write, a power-loss fence acknowledged before it was durable. RF=3, min.insync.replicas=2.
+ */
+class FaultWindowTest
+{
+    private static final String EPOCH_FILE = LeaderEpochCache.FILE_NAME;
+
+    @TempDir
+    Path root;
+
+    private static ReplicationContext ctx()
+    {
+        return new ReplicationContext().minInsyncReplicas(2).replicaLagTimeMaxMs(1000).hostSessionTimeoutMs(600)
+            .hostHeartbeatIntervalMs(100).replicaFetchWaitMaxMs(100).requestTimeoutMs(5000);
+    }
+
+    /** Advance, killing a host whose duty cycle stopped at an injected crash point. @return the crashed host or -1. */
+    private static int advanceCatchingCrash(final Harness h, final long ms)
+    {
+        int crashed = -1;
+        for (long done = 0; done < ms; done += 20)
+        {
+            try
+            {
+                h.advance(20);
+            }
+            catch (final FaultyFileSync.Crash crash)
+            {
+                h.cluster.killHost(crash.host);
+                crashed = crash.host;
+            }
+        }
+        return crashed;
+    }
+
+    /** The records of a replica's log below its high watermark, by offset. */
+    private static TreeMap<Long, String> committed(final Replica replica)
+    {
+        final TreeMap<Long, String> records = Simulation.read(replica);
+        return new TreeMap<>(records.headMap(replica.highWatermark.get()));
+    }
+
+    private static void awaitLeader(final Harness h, final TopicPartition tp, final int host, final long maxMs)
+    {
+        for (long waited = 0; waited < maxMs && !(h.leader(tp) == host && null != h.cluster.leaderReplica(tp));
+            waited += 20)
+        {
+            h.advance(20);
+        }
+        assertEquals(host, h.leader(tp), "expected host " + host + " to lead: " + h.state(tp) + " errors " + h.errors);
+    }
+
+    private static void awaitIsr(final Harness h, final TopicPartition tp, final int host, final long maxMs)
+    {
+        for (long waited = 0; waited < maxMs && !h.state(tp).inIsr(host); waited += 20)
+        {
+            h.advance(20);
+        }
+        assertTrue(h.state(tp).inIsr(host), "host " + host + " never rejoined the ISR: " + h.state(tp));
+    }
+
+    /**
+     * Hole 1. A follower killed after it appended batches of a new epoch and before the epoch reached its checkpoint
+     * restarted believing those batches were of the epoch before; elected from the eligible replicas, it told a
+     * returning replica that the old epoch ended where its log did, so that replica kept a different record at an
+     * offset that then got committed, and after one more clean election a consumer read another value there.
+     */
+    @Test
+    void aFollowerKilledBetweenItsAppendAndItsEpochCheckpointNeverAnswersAWrongEpochEnd()
+    {
+        try (Harness h = new Harness(root, 3, ctx()))
+        {
+            final TopicPartition tp = h.topic("t", 1, 3);
+            assertEquals(0, h.leader(tp));
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.ALL, "x0", 500).error());
+            // Host 0 (leader, epoch 0) appends x1, which no follower gets, and dies: host 1 leads epoch 1.
+            h.cluster.transport().isolate(0, 1);
+            h.cluster.transport().isolate(0, 2);
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.LEADER, "x1", 100).error());
+            h.cluster.killHost(0);
+            h.cluster.transport().heal();
+            awaitLeader(h, tp, 1, 3000);
+            h.advance(300);
+            // Host 2 is killed inside its duty cycle while it replicates y1 of epoch 1: at the rename of its epoch
+            // checkpoint.
+            final AtomicBoolean armed = new AtomicBoolean(true);
+            h.faults = (host, step, path) -> host == 2 && step == FaultyFileSync.Step.RENAME &&
+                path.getFileName().toString().equals(EPOCH_FILE) && armed.getAndSet(false) ?
+                FaultyFileSync.Fault.CRASH : FaultyFileSync.Fault.NONE;
+            h.produce(tp, Acks.ALL, "y1");
+            assertEquals(2, advanceCatchingCrash(h, 200), "host 2 stopped at its epoch checkpoint");
+            // It restarts (kill -9: the page cache kept everything) and host 1 dies before host 2 reconciles with it:
+            // host 2, an eligible replica, leads epoch 2.
+            h.cluster.restartHost(2);
+            h.cluster.killHost(1);
+            awaitLeader(h, tp, 2, 3000);
+            // Host 0 returns with x1 (epoch 0) at offset 1 and reconciles with host 2.
+            h.cluster.restartHost(0);
+            awaitIsr(h, tp, 0, 5000);
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.ALL, "z", 2000).error());
+            h.advance(500);
+            final TreeMap<Long, String> before = committed(h.replica(2, tp));
+            final TreeMap<Long, String> onZero = committed(h.replica(0, tp));
+            // One more clean election: host 0 leads.
+            h.cluster.killHost(2);
+            awaitLeader(h, tp, 0, 3000);
+            h.advance(200);
+            final TreeMap<Long, String> after = Simulation.read(h.replica(0, tp));
+            for (final Map.Entry<Long, String> e : before.entrySet())
+            {
+                assertEquals(e.getValue(), after.get(e.getKey()), "committed offset " + e.getKey() + " changed value " +
+                    "across a clean election (host 2 had " + before + ", host 0 " + onZero + ")");
+            }
+        }
+    }
+
+    /** Cut the last records off a halted replica's log, leaving it marked as not closed cleanly. */
+    private static void dropTail(final Path logDir, final int records)
+    {
+        try (Log log = Log.open(new LogContext().logDir(logDir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024)
+            .agentMode(LogContext.AgentMode.EXTERNAL)))
+        {
+            log.truncateTo(log.logEndOffset() - records);
+        }
+        try
+        {
+            Files.delete(logDir.resolve(".clean-shutdown"));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
+    }
+}
