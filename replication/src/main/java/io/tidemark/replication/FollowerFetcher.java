@@ -35,6 +35,7 @@ final class FollowerFetcher implements Agent
     private final ReplicationContext ctx;
     private final EpochClock clock;
     private final ErrorHandler errorHandler;
+    private final FailStop failStop;
     private final ReentrantLock lock = new ReentrantLock();
     private long lastRefusalLogMs = Long.MIN_VALUE / 2;
     private final ExpandableArrayBuffer requestBuffer = new ExpandableArrayBuffer(64);
@@ -47,8 +48,9 @@ final class FollowerFetcher implements Agent
     private long nextCorrelationId;
 
     FollowerFetcher(final int hostId, final int leaderHostId, final long incarnation, final Transport transport,
-        final ReplicationContext ctx, final ErrorHandler errorHandler)
+        final ReplicationContext ctx, final ErrorHandler errorHandler, final FailStop failStop)
     {
+        this.failStop = failStop;
         this.hostId = hostId;
         this.leaderHostId = leaderHostId;
         this.incarnation = incarnation;
@@ -129,6 +131,10 @@ final class FollowerFetcher implements Agent
     @Override
     public int doWork()
     {
+        if (failStop.stopped())
+        {
+            return 0;
+        }
         lock.lock();
         try
         {
@@ -259,6 +265,18 @@ final class FollowerFetcher implements Agent
                 }
             }
         }
+        catch (final StorageException ex)
+        {
+            if (FailStop.isFatal(ex))
+            {
+                // an epoch checkpoint or the log could not be written: nothing more may be appended or truncated
+                failStop.stop("replicating from host " + leaderHostId, ex);
+            }
+            else if (ex.code() != StorageErrorCode.CLOSED)
+            {
+                errorHandler.onError(ex);
+            }
+        }
         catch (final RuntimeException ex)
         {
             errorHandler.onError(ex);
@@ -285,6 +303,10 @@ final class FollowerFetcher implements Agent
                     }
                     catch (final StorageException ex)
                     {
+                        if (FailStop.isFatal(ex))
+                        {
+                            throw ex; // fail-stop
+                        }
                         replica.epochCache.truncateFromEnd(replica.log.logEndOffset()); // epochs of what failed
                         if (ex.code() == StorageErrorCode.INVALID_BATCH)
                         {

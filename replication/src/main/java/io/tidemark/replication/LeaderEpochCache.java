@@ -8,7 +8,6 @@ import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Files;
@@ -62,6 +61,7 @@ final class LeaderEpochCache
     private long[] starts = new long[8];
     private int size;
     private volatile int latestEpoch = UNDEFINED_EPOCH;
+    private StorageException persistFailure;
 
     private LeaderEpochCache(final Path file, final FileSync sync)
     {
@@ -401,8 +401,20 @@ final class LeaderEpochCache
         return out;
     }
 
+    /**
+     * Write the checkpoint. A failure leaves the entries in memory ahead of the file: the cache refuses every later
+     * change (it would write a file that skips this one) and the caller stops the host (fail-stop), so that no batch
+     * of an epoch the file lacks is ever appended.
+     *
+     * @throws StorageException IO_ERROR when the write fails, now or at an earlier change.
+     */
     private void persist()
     {
+        if (null != persistFailure)
+        {
+            throw new StorageException(StorageErrorCode.IO_ERROR, "an earlier write of " + file + " failed",
+                persistFailure);
+        }
         final ByteBuffer out = CheckpointFile.allocate(MAGIC, 4 + size * ENTRY_LENGTH);
         out.putInt(CheckpointFile.FIELDS_OFFSET, size);
         for (int i = 0; i < size; i++)
@@ -415,9 +427,10 @@ final class LeaderEpochCache
         {
             CheckpointFile.write(file, out, sync);
         }
-        catch (final IOException ex)
+        catch (final IOException | RuntimeException ex)
         {
-            throw new UncheckedIOException("cannot write " + file, ex);
+            persistFailure = new StorageException(StorageErrorCode.IO_ERROR, "cannot write " + file + ": " + ex, ex);
+            throw persistFailure;
         }
     }
 

@@ -123,6 +123,10 @@ final class ProduceHandler
         {
             answer(replica, acks, session, correlationId, -1, ex.code() == StorageErrorCode.RECORD_TOO_LARGE ?
                 ReplicationError.INVALID_RECORDS : ReplicationError.STORAGE_ERROR);
+            if (FailStop.isFatal(ex))
+            {
+                throw ex; // the host stops (fail-stop)
+            }
             return;
         }
         catch (final IllegalArgumentException | IllegalStateException ex)

@@ -1,6 +1,7 @@
 package io.tidemark.replication;
 
 import io.tidemark.store.CountersFile;
+import io.tidemark.store.StorageException;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;
@@ -50,6 +51,8 @@ public final class ReplicaHost
     private final ReplicaHostAgent agent;
     private final CountersFile counters;
     private final LeaderPartitions leaderPartitions = new LeaderPartitions(this);
+    private final FailStop failStop;
+    private boolean stopAnnounced;
     private boolean registered;
     private boolean possibleDataLoss;
 
@@ -74,12 +77,14 @@ public final class ReplicaHost
         {
             throw new UncheckedIOException("cannot prepare host directory " + dir, ex);
         }
+        this.failStop = new FailStop(hostId, errorHandler);
         this.fetchers = new FollowerFetcher[maxHosts];
         for (int other = 0; other < maxHosts; other++)
         {
             if (other != hostId)
             {
-                fetchers[other] = new FollowerFetcher(hostId, other, incarnation, transport, ctx, errorHandler);
+                fetchers[other] = new FollowerFetcher(hostId, other, incarnation, transport, ctx, errorHandler,
+                    failStop);
             }
         }
         this.fetchServer = new FetchServer(hostId, transport, ctx, replicasById, this::requestIsrChange);
@@ -109,6 +114,41 @@ public final class ReplicaHost
     public LeaderPartitions leaderPartitions()
     {
         return leaderPartitions;
+    }
+
+    /**
+     * @return why this host stopped itself (fail-stop: a durable write of its replication state failed, or a log
+     *         went offline), or null while it runs. A stopped host does nothing more; restart it (kill, then start a
+     *         new incarnation), and recovery rebuilds its state from the disk.
+     */
+    public StorageException failure()
+    {
+        return failStop.failure();
+    }
+
+    FailStop failStop()
+    {
+        return failStop;
+    }
+
+    /**
+     * Once, on the host agent's thread after a fail-stop: leaderships are given up (waiting produce requests fail
+     * with NOT_LEADER: their outcome is unknown) and the controller hears that the host is gone, so that it elects
+     * elsewhere at once rather than after a session timeout.
+     */
+    void announceStop()
+    {
+        if (stopAnnounced)
+        {
+            return;
+        }
+        stopAnnounced = true;
+        for (final Replica replica : replicas)
+        {
+            resign(replica);
+        }
+        channel.toController(hostId, new ControlMessage.UnregisterHost(hostId, incarnation));
+        transport.hostDown(hostId);
     }
 
     /** @return the host's agents, to schedule: the host agent first, then the fetchers. */
@@ -456,9 +496,17 @@ public final class ReplicaHost
         }
     }
 
-    /** Clean stop (agents already stopped): checkpoint and close every replica, then the counters. */
+    /**
+     * Clean stop (agents already stopped): checkpoint and close every replica, then the counters. A host that
+     * stopped itself (fail-stop) writes nothing more: it halts instead.
+     */
     void close()
     {
+        if (failStop.stopped())
+        {
+            halt();
+            return;
+        }
         for (final Replica replica : replicas)
         {
             try

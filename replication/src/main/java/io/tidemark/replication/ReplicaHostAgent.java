@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.store.StorageErrorCode;
+import io.tidemark.store.StorageException;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochClock;
@@ -38,6 +40,11 @@ final class ReplicaHostAgent implements Agent
     @Override
     public int doWork()
     {
+        if (host.failStop().stopped())
+        {
+            host.announceStop();
+            return 0;
+        }
         final long now = clock.time();
         int work = host.channel().drainHost(host.hostId(), controlHandler);
         if (now >= nextHeartbeatMs)
@@ -51,6 +58,15 @@ final class ReplicaHostAgent implements Agent
             try
             {
                 work += dutyOf(replica, now);
+                if (replica.log.isOffline())
+                {
+                    host.failStop().stop("the log of " + replica.topicPartition + " went offline", new StorageException(
+                        StorageErrorCode.LOG_OFFLINE, "log " + replica.log.directory() + " is offline"));
+                }
+            }
+            catch (final StorageException ex)
+            {
+                onStorageFailure(replica.topicPartition.toString(), ex);
             }
             catch (final Exception ex)
             {
@@ -124,7 +140,23 @@ final class ReplicaHostAgent implements Agent
                 host.onRegistered(registered.incarnation());
             }
         }
+        catch (final StorageException ex)
+        {
+            onStorageFailure("applying " + message, ex);
+        }
         catch (final RuntimeException ex)
+        {
+            errorHandler.onError(ex);
+        }
+    }
+
+    private void onStorageFailure(final String what, final StorageException ex)
+    {
+        if (FailStop.isFatal(ex))
+        {
+            host.failStop().stop(what, ex);
+        }
+        else if (ex.code() != StorageErrorCode.CLOSED)
         {
             errorHandler.onError(ex);
         }

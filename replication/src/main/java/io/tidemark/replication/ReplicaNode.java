@@ -89,6 +89,16 @@ public final class ReplicaNode implements AutoCloseable
     }
 
     /**
+     * @return why this host stopped itself (fail-stop: a durable write of its replication state failed, or a log
+     *         went offline; it was also handed to the error handler), or null while it runs. A stopped host does
+     *         nothing more: {@link #halt()} it and start a new incarnation (a process exits and is restarted).
+     */
+    public io.tidemark.store.StorageException failure()
+    {
+        return host.failure();
+    }
+
+    /**
      * @param partitionId a partition id.
      * @return whether this host leads the partition and has taken up the role.
      */

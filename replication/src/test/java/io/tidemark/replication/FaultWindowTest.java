@@ -138,6 +138,74 @@ class FaultWindowTest
         }
     }
 
+    /**
+     * Hole 2. A failed write of a follower's epoch checkpoint (a full disk while the preallocated segments still take
+     * appends) was handed to the error handler and the follower carried on with the entry in memory only; after a
+     * restart its cache was stale while its high-watermark checkpoint was past the epoch start, which reconciliation
+     * (clamped at the HW) cannot repair; two clean elections later acknowledged acks=all records were gone.
+     */
+    @Test
+    void aFailedEpochCheckpointWriteStopsTheReplicaBeforeItAppendsAnythingOfThatEpoch()
+    {
+        try (Harness h = new Harness(root, 3, ctx()))
+        {
+            final TopicPartition tp = h.topic("t", 1, 3);
+            final List<Long> acked = new ArrayList<>();
+            final List<String> ackedValues = new ArrayList<>();
+            final Harness.Outcome x0 = h.produceAndWait(tp, Acks.ALL, "x0", 500);
+            assertEquals(ReplicationError.NONE, x0.error());
+            acked.add(x0.offset());
+            ackedValues.add("x0");
+            h.cluster.transport().isolate(0, 1);
+            h.cluster.transport().isolate(0, 2);
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.LEADER, "x1", 100).error());
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.LEADER, "x2", 100).error());
+            h.cluster.killHost(0);
+            h.cluster.transport().heal();
+            awaitLeader(h, tp, 1, 3000);
+            h.advance(300);
+            // One write of host 2's epoch checkpoint fails (no space for a small file).
+            final AtomicBoolean armed = new AtomicBoolean(true);
+            h.faults = (host, step, path) -> host == 2 && step == FaultyFileSync.Step.RENAME &&
+                path.getFileName().toString().equals(EPOCH_FILE) && armed.getAndSet(false) ?
+                FaultyFileSync.Fault.NO_SPACE : FaultyFileSync.Fault.NONE;
+            final long y1 = h.produce(tp, Acks.ALL, "y1");
+            final long y2 = h.produce(tp, Acks.ALL, "y2");
+            h.advance(2500); // acknowledgements, and host 2's high-watermark checkpoint
+            for (final long id : new long[]{ y1, y2 })
+            {
+                final Harness.Outcome outcome = h.outcome(id);
+                if (null != outcome && outcome.error() == ReplicationError.NONE)
+                {
+                    acked.add(outcome.offset());
+                    ackedValues.add(id == y1 ? "y1" : "y2");
+                }
+            }
+            final Throwable failure = null == h.cluster.host(2) ? null : h.cluster.host(2).failure();
+            // Host 2 is killed (if it still runs) and restarts.
+            h.cluster.killHost(2);
+            h.cluster.restartHost(2);
+            awaitIsr(h, tp, 2, 5000);
+            // Election 1: host 2 leads; host 0 returns with x1, x2 of epoch 0.
+            h.cluster.killHost(1);
+            awaitLeader(h, tp, 2, 3000);
+            h.cluster.restartHost(0);
+            awaitIsr(h, tp, 0, 5000);
+            h.advance(300);
+            // Election 2: host 0 leads.
+            h.cluster.killHost(2);
+            awaitLeader(h, tp, 0, 3000);
+            h.advance(200);
+            final TreeMap<Long, String> log = Simulation.read(h.replica(0, tp));
+            for (int i = 0; i < acked.size(); i++)
+            {
+                assertEquals(ackedValues.get(i), log.get(acked.get(i)), "acks=all record " + ackedValues.get(i) +
+                    " acknowledged at " + acked.get(i) + " is not there on the leader: " + log);
+            }
+            assertNotNull(failure, "host 2 stopped (fail-stop) when its epoch checkpoint could not be written");
+        }
+    }
+
     /** Cut the last records off a halted replica's log, leaving it marked as not closed cleanly. */
     private static void dropTail(final Path logDir, final int records)
     {
