@@ -284,6 +284,12 @@ public final class Controller implements Agent
             // session) counts as a restart too: a running host re-registers only after its session expired.
             hostDied(hostId);
         }
+        if (possibleDataLoss)
+        {
+            // Durable before the host hears Registered (then it forgets its own power-loss marker): a failed or
+            // fenced write, or a controller that dies here, leaves the host unregistered, and it asks again.
+            fenceRecovering(hostId);
+        }
         session.incarnation = incarnation;
         session.neverRegistered = false;
         session.lastHeartbeatMs = clock.time();
@@ -296,20 +302,45 @@ public final class Controller implements Agent
                 continue;
             }
             PartitionState current = state;
-            if (possibleDataLoss && !PartitionState.contains(state.recovering(), hostId))
-            {
-                logger.log(System.Logger.Level.WARNING, "host " + hostId + " restarted after a possible power " +
-                    "loss: not eligible to lead " + state.topicPartition() + " until it re-joins the ISR");
-                current = store.compareAndSet(state.version(), state.withRecovering(
-                    java.util.stream.IntStream.concat(Arrays.stream(state.recovering()), java.util.stream.IntStream.of(hostId))
-                        .toArray(), without(state.eligible(), hostId)));
-                broadcast(current);
-            }
             if (current.leader() == PartitionState.NO_LEADER)
             {
                 current = elect(current);
             }
             channel.toHost(hostId, new ControlMessage.PartitionUpdate(current));
+        }
+        publish();
+    }
+
+    /**
+     * Mark {@code hostId} as recovering from a possible power loss in every partition it replicates: not eligible to
+     * lead until it has re-joined an ISR through a leader.
+     *
+     * @throws IllegalStateException when the state keeps changing under this controller (another controller).
+     */
+    private void fenceRecovering(final int hostId)
+    {
+        for (final PartitionState stored : store.all())
+        {
+            PartitionState state = stored;
+            for (int attempt = 0; state.assigned(hostId) && !PartitionState.contains(state.recovering(), hostId);
+                attempt++)
+            {
+                if (attempt == 3)
+                {
+                    throw new IllegalStateException("cannot mark host " + hostId + " as recovering in " +
+                        state.topicPartition() + ": its state keeps changing (another controller?)");
+                }
+                logger.log(System.Logger.Level.WARNING, "host " + hostId + " restarted after a possible power " +
+                    "loss: not eligible to lead " + state.topicPartition() + " until it re-joins the ISR");
+                final PartitionState next = store.compareAndSet(state.version(), state.withRecovering(
+                    java.util.stream.IntStream.concat(Arrays.stream(state.recovering()),
+                        java.util.stream.IntStream.of(hostId)).toArray(), without(state.eligible(), hostId)));
+                if (null != next)
+                {
+                    broadcast(next);
+                }
+                state = null == next ? store.get(state.partitionId()) : next;
+            }
         }
         publish();
     }

@@ -206,6 +206,116 @@ class FaultWindowTest
         }
     }
 
+    /** A controller store that fails, once, the first write marking {@code host} as recovering from a power loss. */
+    private static final class FailingRecoveringWrite implements ControllerStore
+    {
+        private final FileControllerStore delegate;
+        private final int host;
+        private final AtomicBoolean armed;
+
+        FailingRecoveringWrite(final Path dir, final int host, final AtomicBoolean armed)
+        {
+            this.delegate = new FileControllerStore(dir);
+            this.host = host;
+            this.armed = armed;
+        }
+
+        @Override
+        public PartitionState create(final PartitionState state)
+        {
+            return delegate.create(state);
+        }
+
+        @Override
+        public PartitionState compareAndSet(final int expectedVersion, final PartitionState next)
+        {
+            if (PartitionState.contains(next.recovering(), host) && armed.getAndSet(false))
+            {
+                throw new UncheckedIOException(new IOException("No space left on device (injected)"));
+            }
+            return delegate.compareAndSet(expectedVersion, next);
+        }
+
+        @Override
+        public PartitionState get(final int partitionId)
+        {
+            return delegate.get(partitionId);
+        }
+
+        @Override
+        public List<PartitionState> all()
+        {
+            return delegate.all();
+        }
+
+        @Override
+        public int size()
+        {
+            return delegate.size();
+        }
+
+        @Override
+        public long reserveProducerIds(final int count)
+        {
+            return delegate.reserveProducerIds(count);
+        }
+
+        @Override
+        public void close()
+        {
+            delegate.close();
+        }
+    }
+
+    /**
+     * Hole 3. The controller answered Registered to a host that reported a possible power loss before it wrote that
+     * host's replicas as recovering; the host then forgot its power-loss marker. A failed write and a controller
+     * failover in between lost the fence, and the host that had lost two acknowledged acks=all records led again.
+     */
+    @Test
+    void aPowerLossFenceIsDurableBeforeTheHostHearsThatItIsRegistered()
+    {
+        final AtomicBoolean armed = new AtomicBoolean(false);
+        try (Harness h = new Harness(root, 3, ctx().controllerStoreFactory((dir) ->
+            new FailingRecoveringWrite(dir, 1, armed))))
+        {
+            final TopicPartition tp = h.topic("t", 1, 3);
+            assertEquals(0, h.leader(tp));
+            h.cluster.killHost(2);
+            h.advance(1500);
+            assertTrue(!h.state(tp).inIsr(2), h.state(tp).toString());
+            final Harness.Outcome a1 = h.produceAndWait(tp, Acks.ALL, "a1", 500);
+            final Harness.Outcome a2 = h.produceAndWait(tp, Acks.ALL, "a2", 500);
+            assertEquals(ReplicationError.NONE, a1.error());
+            assertEquals(ReplicationError.NONE, a2.error());
+            // Hosts 0 and 1 die in turn; host 1 loses its unflushed tail (both records) to a power loss.
+            h.cluster.killHost(0);
+            awaitLeader(h, tp, 1, 3000);
+            h.cluster.killHost(1);
+            h.advance(1000);
+            assertEquals(PartitionState.NO_LEADER, h.leader(tp));
+            h.powerCycle(1);
+            dropTail(root.resolve("host-1").resolve(tp.logName()), 2);
+            // Host 1 restarts; the controller's write of its recovering state fails once; the controller fails over.
+            armed.set(true);
+            h.cluster.restartHost(1);
+            h.advance(100);
+            h.cluster.restartController();
+            h.advance(2000);
+            assertNotEquals(1, h.leader(tp), "host 1 lost two acknowledged acks=all records to a power loss and " +
+                "must not lead before it re-synced: " + h.state(tp));
+            // Host 0, which holds them, returns: every acknowledged record is on the leader.
+            h.cluster.restartHost(0);
+            h.cluster.restartHost(2);
+            h.advance(3000);
+            final int leader = h.leader(tp);
+            assertTrue(leader >= 0, h.state(tp).toString());
+            final TreeMap<Long, String> log = Simulation.read(h.replica(leader, tp));
+            assertEquals("a1", log.get(a1.offset()), "acks=all a1 at " + a1.offset() + ": " + log);
+            assertEquals("a2", log.get(a2.offset()), "acks=all a2 at " + a2.offset() + ": " + log);
+        }
+    }
+
     /** Cut the last records off a halted replica's log, leaving it marked as not closed cleanly. */
     private static void dropTail(final Path logDir, final int records)
     {

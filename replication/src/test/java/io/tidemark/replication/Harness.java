@@ -27,6 +27,7 @@ final class Harness implements AutoCloseable
     /** Faults injected into the replica logs' durable steps (none unless a test sets them). */
     volatile FaultyFileSync.Faults faults = (host, step, path) -> FaultyFileSync.Fault.NONE;
     final FaultyFileSync.Renames renames = new FaultyFileSync.Renames();
+    private final Map<Integer, String> hostBoots = new ConcurrentHashMap<>();
     private long nextCorrelation = 1;
 
     record Outcome(long offset, ReplicationError error)
@@ -40,7 +41,7 @@ final class Harness implements AutoCloseable
             .threadingMode(ReplicationContext.ThreadingMode.INVOKER)
             .epochClock(clock)
             .errorHandler(errors::add)
-            .bootIdSupplier((host) -> bootId.get())
+            .bootIdSupplier((host) -> bootId.get() + hostBoots.getOrDefault(host, ""))
             .logContextFactory((dir) -> new io.tidemark.store.LogContext().logDir(dir).segmentBytes(256 * 1024)
                 .maxMessageBytes(64 * 1024).pretouchBytes(0).fileSync(new FaultyFileSync(FaultyFileSync.hostOf(dir),
                     (host, step, path) -> faults.at(host, step, path), renames))));
@@ -51,6 +52,12 @@ final class Harness implements AutoCloseable
     void powerCycle()
     {
         bootId.set("boot-" + System.nanoTime());
+    }
+
+    /** The machine of one host "reboots" (hosts on several machines): only that host sees a new boot id. */
+    void powerCycle(final int host)
+    {
+        hostBoots.put(host, "-" + System.nanoTime());
     }
 
     /** Run every agent until nothing more happens (bounded), without moving the clock. */
