@@ -36,6 +36,8 @@ public final class Controller implements Agent
     private long nextProducerId = -1;
     private long producerIdLimit = -1;
     private long lastDutyCycleMs;
+    /** A store write failed or missed while deciding something: every partition is checked again. */
+    private boolean reconcilePending;
 
     /** A host's session: alive while heartbeats arrive within the timeout. */
     private static final class Session
@@ -207,23 +209,74 @@ public final class Controller implements Agent
             }
         }
         lastDutyCycleMs = now;
-        int work = channel.drainController(handler);
-        for (final Session session : sessionArray)
+        int work = 0;
+        try
         {
-            if (session.alive && now - session.lastHeartbeatMs > ctx.hostSessionTimeoutMs())
+            if (reconcilePending)
             {
-                logger.log(System.Logger.Level.INFO, "host " + session.hostId + " session expired");
-                hostDied(session.hostId);
-                work++;
+                reconcilePending = false;
+                work += reconcile();
             }
-            else if (session.alive && ctx.hostLiveness().isDown(session.hostId))
+            work += channel.drainController(handler);
+            for (final Session session : sessionArray)
             {
-                logger.log(System.Logger.Level.INFO, "host " + session.hostId + " reported down by its liveness source");
-                hostDied(session.hostId);
-                work++;
+                if (session.alive && now - session.lastHeartbeatMs > ctx.hostSessionTimeoutMs())
+                {
+                    logger.log(System.Logger.Level.INFO, "host " + session.hostId + " session expired");
+                    hostDied(session.hostId);
+                    work++;
+                }
+                else if (session.alive && ctx.hostLiveness().isDown(session.hostId))
+                {
+                    logger.log(System.Logger.Level.INFO, "host " + session.hostId +
+                        " reported down by its liveness source");
+                    hostDied(session.hostId);
+                    work++;
+                }
             }
         }
+        catch (final RuntimeException ex)
+        {
+            // A store write failed half-way through a decision (a host's death, an election): what it left undone
+            // is decided again from the stored state, not forgotten. The scheduler reports the failure.
+            reconcilePending = true;
+            throw ex;
+        }
         return work;
+    }
+
+    /**
+     * Bring every partition in line with the hosts' liveness, as the events that were cut short would have: a dead
+     * or missing leader is replaced (when a replica is eligible), dead members leave an ISR of more than one.
+     *
+     * @return partitions changed.
+     */
+    private int reconcile()
+    {
+        int changed = 0;
+        for (final PartitionState state : store.all())
+        {
+            if (state.leader() == PartitionState.NO_LEADER || !isAlive(state.leader()))
+            {
+                changed += elect(state) != state ? 1 : 0;
+                continue;
+            }
+            final int[] live = Arrays.stream(state.isr()).filter(this::isAlive).toArray();
+            if (live.length != state.isr().length && state.isr().length > 1)
+            {
+                final PartitionState next = store.compareAndSet(state.version(),
+                    withIsr(state, live, state.leader(), state.leaderEpoch()));
+                if (null == next)
+                {
+                    reconcilePending = true;
+                    continue;
+                }
+                broadcast(next);
+                changed++;
+            }
+        }
+        publish();
+        return changed;
     }
 
     private void onMessage(final ControlMessage message)
@@ -383,6 +436,11 @@ public final class Controller implements Agent
             {
                 final PartitionState next = store.compareAndSet(state.version(),
                     withIsr(state, without(state.isr(), hostId), state.leader(), state.leaderEpoch()));
+                if (null == next)
+                {
+                    reconcilePending = true; // the state moved under this controller: decided again from it
+                    continue;
+                }
                 broadcast(next);
             }
         }
@@ -430,6 +488,11 @@ public final class Controller implements Agent
             next = withIsr(state, lastIsr, PartitionState.NO_LEADER, state.leaderEpoch() + 1);
         }
         final PartitionState stored = store.compareAndSet(state.version(), next);
+        if (null == stored)
+        {
+            reconcilePending = true; // the state moved under this controller: decided again from it
+            return state;
+        }
         broadcast(stored);
         return stored;
     }
@@ -485,8 +548,16 @@ public final class Controller implements Agent
                     next.isr(), next.eligible(), stillRecovering, next.leader(), next.leaderEpoch(), next.version());
             }
             current = store.compareAndSet(state.version(), next);
-            broadcast(current);
-            publish();
+            if (null == current)
+            {
+                valid = false; // the state moved under this controller: the leader asks again from the current one
+                current = store.get(state.partitionId());
+            }
+            else
+            {
+                broadcast(current);
+                publish();
+            }
         }
         channel.toHost(request.leaderId(), new ControlMessage.AlterIsrResponse(request.partitionId(), valid, current));
     }

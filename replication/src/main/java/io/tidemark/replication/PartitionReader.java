@@ -92,11 +92,24 @@ public final class PartitionReader implements AutoCloseable
         seek(state.highWatermark());
     }
 
-    /** @return the high watermark of the current leader, or -1 without one. */
+    /**
+     * @return the high watermark of the current leader (the latest offset, up to which records are committed); -1
+     *         without a leader, and -1 while a new leader's high watermark is still below the start of its epoch (it
+     *         starts behind the old leader's, and an offset shown to clients never goes back: the guard of
+     *         {@link #seekToEnd()}).
+     */
     public long highWatermark()
     {
         final Replica leader = cluster.leaderReplica(tp);
-        return null == leader ? -1 : leader.highWatermark.get();
+        final LeaderState state = null == leader ? null : leader.leaderState;
+        return null == state ? -1 : exposedHighWatermark(state);
+    }
+
+    /** @return the leader's high watermark, or -1 while it is below the start of the leader's epoch. */
+    static long exposedHighWatermark(final LeaderState state)
+    {
+        final long hw = state.highWatermark();
+        return hw < state.epochStartOffset ? -1 : hw;
     }
 
     /** @return the current leader's log start offset (the earliest readable offset), or -1 without a leader. */

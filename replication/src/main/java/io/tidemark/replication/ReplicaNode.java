@@ -192,12 +192,15 @@ public final class ReplicaNode implements AutoCloseable
     }
 
     /**
-     * @return the high watermark of a partition this host leads, or -1 when it does not lead it.
+     * @return the high watermark of a partition this host leads; -1 when it does not lead it, and -1 while, newly
+     *         elected, its high watermark is still below the start of its epoch (it starts behind the old leader's;
+     *         offsets shown to clients never go back).
      */
     public long highWatermark(final int partitionId)
     {
         final Replica replica = host.replica(partitionId);
-        return null == replica || null == replica.leaderState ? -1 : replica.highWatermark.get();
+        final LeaderState leader = null == replica ? null : replica.leaderState;
+        return null == leader ? -1 : PartitionReader.exposedHighWatermark(leader);
     }
 
     /** @return the leader epoch this host's replica of the partition follows or leads, or -1. */

@@ -316,6 +316,165 @@ class FaultWindowTest
         }
     }
 
+    /**
+     * Hole 4. The high watermark shown to clients (PartitionReader, and through it Consumer.highWatermark, and the
+     * remote read's) was the raw leader HW, which goes back after an election: a new leader's starts behind.
+     */
+    @Test
+    void highWatermarksShownToClientsNeverGoBackAcrossAnElection()
+    {
+        try (Harness h = new Harness(root, 3, ctx()))
+        {
+            final TopicPartition tp = h.topic("t", 1, 3);
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.ALL, "m0", 500).error());
+            h.advance(200);
+            final int leader = h.leader(tp);
+            // m1 is committed on the leader, but the responses that would tell the followers are lost
+            final long m1 = h.produce(tp, Acks.ALL, "m1");
+            for (int i = 0; i < 50 && (h.replica((leader + 1) % 3, tp).log.logEndOffset() < 2 ||
+                h.replica((leader + 2) % 3, tp).log.logEndOffset() < 2); i++)
+            {
+                h.cluster.invokeAgents();
+            }
+            h.cluster.transport().cut(leader, (leader + 1) % 3);
+            h.cluster.transport().cut(leader, (leader + 2) % 3);
+            h.settle();
+            assertEquals(ReplicationError.NONE, h.outcome(m1).error());
+            try (PartitionReader reader = h.cluster.openReader(tp))
+            {
+                final long shown = reader.highWatermark();
+                assertEquals(2, shown);
+                h.cluster.killHost(leader);
+                h.cluster.transport().heal();
+                boolean sawNewLeaderBehind = false;
+                for (int i = 0; i < 2000; i++)
+                {
+                    if (i % 20 == 0)
+                    {
+                        h.clock.advance(20);
+                    }
+                    h.cluster.invokeAgents(); // one round at a time: the window is a few rounds long
+                    final Replica newLeader = h.cluster.leaderReplica(tp);
+                    sawNewLeaderBehind |= null != newLeader &&
+                        newLeader.leaderState.highWatermark() < newLeader.leaderState.epochStartOffset;
+                    final long now = reader.highWatermark();
+                    assertTrue(now == -1 || now >= shown, "the high watermark shown went back from " + shown +
+                        " to " + now);
+                    final int newLeaderHost = h.leader(tp);
+                    if (newLeaderHost >= 0)
+                    {
+                        final long remote = h.cluster.host(newLeaderHost) == null ? -1 :
+                            nodeHighWatermark(h, newLeaderHost, tp);
+                        assertTrue(remote == -1 || remote >= shown, "the remote read's high watermark went back " +
+                            "from " + shown + " to " + remote);
+                    }
+                }
+                assertTrue(sawNewLeaderBehind, "the scenario must put the new leader's HW behind its epoch start");
+                assertEquals(2, reader.highWatermark(), "then the new leader's HW reaches it");
+            }
+        }
+    }
+
+    private static long nodeHighWatermark(final Harness h, final int host, final TopicPartition tp)
+    {
+        final Replica replica = h.replica(host, tp);
+        final LeaderState leader = null == replica ? null : replica.leaderState;
+        return null == leader ? -1 : PartitionReader.exposedHighWatermark(leader);
+    }
+
+    /** A controller store whose next compare-and-set, once armed, fails or misses (another controller's write). */
+    private static final class FlakyStore implements ControllerStore
+    {
+        private final FileControllerStore delegate;
+        private final java.util.concurrent.atomic.AtomicReference<String> armed;
+
+        FlakyStore(final Path dir, final java.util.concurrent.atomic.AtomicReference<String> armed)
+        {
+            this.delegate = new FileControllerStore(dir);
+            this.armed = armed;
+        }
+
+        @Override
+        public PartitionState create(final PartitionState state)
+        {
+            return delegate.create(state);
+        }
+
+        @Override
+        public PartitionState compareAndSet(final int expectedVersion, final PartitionState next)
+        {
+            final String mode = armed.getAndSet(null);
+            if ("fail".equals(mode))
+            {
+                throw new UncheckedIOException(new IOException("Input/output error (injected)"));
+            }
+            if ("miss".equals(mode))
+            {
+                return null;
+            }
+            return delegate.compareAndSet(expectedVersion, next);
+        }
+
+        @Override
+        public PartitionState get(final int partitionId)
+        {
+            return delegate.get(partitionId);
+        }
+
+        @Override
+        public List<PartitionState> all()
+        {
+            return delegate.all();
+        }
+
+        @Override
+        public int size()
+        {
+            return delegate.size();
+        }
+
+        @Override
+        public long reserveProducerIds(final int count)
+        {
+            return delegate.reserveProducerIds(count);
+        }
+
+        @Override
+        public void close()
+        {
+            delegate.close();
+        }
+    }
+
+    /**
+     * Hole 4. The controller broadcast the result of a compare-and-set without a null check, and a store failure in
+     * the middle of a dead host's partitions left the later ones unprocessed for good (the host was already marked
+     * dead): a partition stayed led by a dead host.
+     */
+    @Test
+    void aStoreWriteThatFailsOrMissesWhileAHostDiesIsDecidedAgain()
+    {
+        for (final String mode : new String[]{ "fail", "miss" })
+        {
+            final java.util.concurrent.atomic.AtomicReference<String> armed =
+                new java.util.concurrent.atomic.AtomicReference<>();
+            try (Harness h = new Harness(root.resolve(mode), 3, ctx().controllerStoreFactory((dir) ->
+                new FlakyStore(dir, armed))))
+            {
+                h.topic("t", 3, 3);
+                h.advance(200);
+                armed.set(mode);
+                h.cluster.killHost(0);
+                h.advance(2000);
+                for (final PartitionState state : h.cluster.partitions("t"))
+                {
+                    assertTrue(state.leader() != 0 && state.leader() != PartitionState.NO_LEADER && !state.inIsr(0),
+                        mode + ": the dead host still leads or is in the ISR: " + state + " errors " + h.errors);
+                }
+            }
+        }
+    }
+
     /** Cut the last records off a halted replica's log, leaving it marked as not closed cleanly. */
     private static void dropTail(final Path logDir, final int records)
     {
