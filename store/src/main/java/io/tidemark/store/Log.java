@@ -156,9 +156,9 @@ public final class Log implements AutoCloseable
             closeOnFailedOpen(openedCounters);
             throw new StorageException(StorageErrorCode.IO_ERROR, "failed to open log " + dir, ex);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
-            closeOnFailedOpen(openedCounters);
+            closeOnFailedOpen(openedCounters); // also when the thread dies here: the lock must not outlive the open
             throw ex;
         }
 

@@ -104,9 +104,9 @@ final class LogDirectory implements AutoCloseable
             OPEN_IN_THIS_JVM.remove(canonical);
             throw new StorageException(StorageErrorCode.IO_ERROR, "cannot lock log directory " + dir, ex);
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | Error ex)
         {
-            IndexFile.closeQuietly(channel);
+            IndexFile.closeQuietly(channel); // also when the thread dies here (the lock must not outlive the open)
             OPEN_IN_THIS_JVM.remove(canonical);
             throw ex;
         }
