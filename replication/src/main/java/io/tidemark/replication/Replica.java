@@ -60,11 +60,23 @@ final class Replica implements AutoCloseable
     static Replica open(final Path hostDir, final int hostId, final PartitionState state, final ReplicationContext ctx,
         final CountersManager counters)
     {
-        final LogContext logContext = ctx.logContextFactory().apply(hostDir.resolve(state.topicPartition().logName()))
+        return open(hostId, state, openLog(hostDir.resolve(state.topicPartition().logName()), ctx, counters), ctx,
+            counters);
+    }
+
+    /** Open (recovering if needed) a replica log directory as the replication layer runs it. */
+    static Log openLog(final Path logDir, final ReplicationContext ctx, final CountersManager counters)
+    {
+        return Log.open(ctx.logContextFactory().apply(logDir)
             .agentMode(LogContext.AgentMode.EXTERNAL)
             .epochClock(ctx.epochClock())
-            .countersManager(counters);
-        final Log log = Log.open(logContext);
+            .countersManager(counters));
+    }
+
+    /** The replica over a log opened already ({@link #openLog}); the log is closed if this fails. */
+    static Replica open(final int hostId, final PartitionState state, final Log log, final ReplicationContext ctx,
+        final CountersManager counters)
+    {
         try
         {
             return new Replica(hostId, state, log, counters, ctx.produceRingBytes());
@@ -72,6 +84,11 @@ final class Replica implements AutoCloseable
         catch (final RuntimeException ex)
         {
             log.close();
+            throw ex;
+        }
+        catch (final Error ex)
+        {
+            log.halt(); // the thread dies here: leave the files as they are, release the directory
             throw ex;
         }
     }

@@ -44,6 +44,8 @@ public final class ReplicaHost
     private final ControlChannel channel;
     private final ErrorHandler errorHandler;
     private final Int2ObjectHashMap<Replica> replicasById = new Int2ObjectHashMap<>();
+    /** Replica logs opened at start, before the host registers, until their partition's state arrives. */
+    private final java.util.Map<Path, io.tidemark.store.Log> openedAtStart = new java.util.HashMap<>();
     private volatile Replica[] replicas = new Replica[0];
     private final FollowerFetcher[] fetchers;
     private final FetchServer fetchServer;
@@ -205,6 +207,7 @@ public final class ReplicaHost
     void start()
     {
         possibleDataLoss = recordBoot();
+        possibleDataLoss |= openLogs();
         transport.hostUp(hostId);
         channel.clearHost(hostId);
     }
@@ -288,6 +291,61 @@ public final class ReplicaHost
         {
             throw new UncheckedIOException("cannot record the boot of host " + hostId, ex);
         }
+    }
+
+    /**
+     * Open (recover) every replica log of this host before it registers: a log whose recovery found that flushed
+     * records are gone (a disk that lost blocks it had acknowledged) has lost records it may have acknowledged, as
+     * after a power loss, and the controller must hear it with the registration (it fences the host's replicas until
+     * they re-join an ISR). The logs are kept open for the replicas the controller's states then name.
+     *
+     * @return whether a log lost flushed records (the power-loss marker is then written).
+     */
+    private boolean openLogs()
+    {
+        boolean lost = false;
+        try (java.util.stream.Stream<Path> dirs = Files.list(dir))
+        {
+            for (final Path logDir : dirs.filter((d) -> Files.isDirectory(d) && Files.exists(d.resolve("log.meta")))
+                .sorted().toList())
+            {
+                try
+                {
+                    final io.tidemark.store.Log log = Replica.openLog(logDir, ctx, counters.manager());
+                    openedAtStart.put(logDir.getFileName(), log);
+                    if (log.recoveryReport().flushedDataLost())
+                    {
+                        lost = true;
+                        java.lang.System.getLogger(ReplicaHost.class.getName()).log(System.Logger.Level.WARNING,
+                            "host " + hostId + ": " + logDir + " lost flushed records " +
+                            log.recoveryReport().losses() + ": reported to the controller as a possible data loss");
+                    }
+                }
+                catch (final StorageException ex)
+                {
+                    errorHandler.onError(ex); // opened again when its partition's state arrives, failing the host then
+                }
+            }
+            if (lost)
+            {
+                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(
+                    dir.resolve(POWER_LOSS_FILE), java.nio.file.StandardOpenOption.CREATE,
+                    java.nio.file.StandardOpenOption.WRITE))
+                {
+                    channel.force(true);
+                }
+                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir,
+                    java.nio.file.StandardOpenOption.READ))
+                {
+                    channel.force(true);
+                }
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot open the replica logs of host " + hostId, ex);
+        }
+        return lost;
     }
 
     /** @return whether a replica log under this host lacks the store's clean-shutdown marker. */
@@ -408,7 +466,9 @@ public final class ReplicaHost
         Replica replica = replicasById.get(state.partitionId());
         if (null == replica)
         {
-            replica = Replica.open(dir, hostId, state, ctx, counters.manager());
+            final io.tidemark.store.Log opened = openedAtStart.remove(Path.of(state.topicPartition().logName()));
+            replica = null == opened ? Replica.open(dir, hostId, state, ctx, counters.manager()) :
+                Replica.open(hostId, state, opened, ctx, counters.manager());
             replicasById.put(state.partitionId(), replica);
             final Replica[] next = Arrays.copyOf(replicas, replicas.length + 1);
             next[replicas.length] = replica;
@@ -518,6 +578,8 @@ public final class ReplicaHost
                 errorHandler.onError(ex);
             }
         }
+        openedAtStart.values().forEach(io.tidemark.store.Log::close);
+        openedAtStart.clear();
         counters.close();
         transport.hostDown(hostId);
     }
@@ -530,6 +592,8 @@ public final class ReplicaHost
         {
             replica.halt();
         }
+        openedAtStart.values().forEach(io.tidemark.store.Log::halt);
+        openedAtStart.clear();
         counters.close();
     }
 

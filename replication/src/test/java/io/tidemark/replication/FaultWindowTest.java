@@ -475,6 +475,52 @@ class FaultWindowTest
         }
     }
 
+    /**
+     * Item 5, seen from replication: a replica whose disk lost records it had flushed (the store now opens such a log
+     * where its data ends and reports a typed loss) has lost records it may have acknowledged, as after a power loss,
+     * and is fenced the same way: not elected until it has re-joined an ISR through a leader.
+     */
+    @Test
+    void aReplicaWhoseDiskLostFlushedRecordsIsFencedAsAfterAPowerLoss() throws IOException
+    {
+        try (Harness h = new Harness(root, 3, ctx()))
+        {
+            final TopicPartition tp = h.topic("t", 1, 3);
+            h.cluster.killHost(2);
+            h.advance(1500);
+            final Harness.Outcome a1 = h.produceAndWait(tp, Acks.ALL, "a1", 500);
+            final Harness.Outcome a2 = h.produceAndWait(tp, Acks.ALL, "a2", 500);
+            assertEquals(ReplicationError.NONE, a2.error());
+            h.cluster.killHost(0);
+            awaitLeader(h, tp, 1, 3000);
+            h.cluster.killHost(1);
+            h.advance(1000);
+            // Host 1's log had flushed both records (its checkpoint says so); its disk returns zeros for them.
+            final Path logDir = root.resolve("host-1").resolve(tp.logName());
+            final java.nio.ByteBuffer checkpoint = io.tidemark.store.CheckpointFile.allocate(0x4B434D54, 16);
+            checkpoint.putLong(io.tidemark.store.CheckpointFile.FIELDS_OFFSET, 2).putLong(
+                io.tidemark.store.CheckpointFile.FIELDS_OFFSET + 8, 0);
+            io.tidemark.store.CheckpointFile.write(logDir.resolve("log.checkpoint"), checkpoint);
+            final Path segment = logDir.resolve("00000000000000000000.log");
+            final byte[] bytes = Files.readAllBytes(segment);
+            java.util.Arrays.fill(bytes, (byte)0);
+            Files.write(segment, bytes);
+            h.cluster.restartHost(1);
+            h.advance(2000);
+            assertNotEquals(1, h.leader(tp), "host 1 lost flushed acknowledged records and must not lead before it " +
+                "re-synced: " + h.state(tp));
+            assertTrue(PartitionState.contains(h.state(tp).recovering(), 1), h.state(tp).toString());
+            h.cluster.restartHost(0);
+            h.cluster.restartHost(2);
+            h.advance(3000);
+            final int leader = h.leader(tp);
+            assertTrue(leader >= 0, h.state(tp).toString());
+            final TreeMap<Long, String> log = Simulation.read(h.replica(leader, tp));
+            assertEquals("a1", log.get(a1.offset()), "acks=all a1 at " + a1.offset() + ": " + log);
+            assertEquals("a2", log.get(a2.offset()), "acks=all a2 at " + a2.offset() + ": " + log);
+        }
+    }
+
     /** Cut the last records off a halted replica's log, leaving it marked as not closed cleanly. */
     private static void dropTail(final Path logDir, final int records)
     {
