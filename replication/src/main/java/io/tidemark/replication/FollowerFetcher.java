@@ -297,28 +297,44 @@ final class FollowerFetcher implements Agent
                     // (Kafka assigns the epoch start before the local append): a crash between the two leaves the
                     // cache ahead of the log, which the next load cuts, never behind it.
                     learnEpochs(replica, fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
+                    final long endBefore = replica.log.logEndOffset();
+                    StorageException failure = null;
                     try
                     {
                         replica.log.appendRaw(fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
                     }
                     catch (final StorageException ex)
                     {
-                        if (FailStop.isFatal(ex))
+                        failure = ex;
+                    }
+                    if (null != failure && replica.log.logEndOffset() == endBefore)
+                    {
+                        if (FailStop.isFatal(failure))
                         {
-                            throw ex; // fail-stop
+                            throw failure; // fail-stop
                         }
                         replica.epochCache.truncateFromEnd(replica.log.logEndOffset()); // epochs of what failed
-                        if (ex.code() == StorageErrorCode.INVALID_BATCH)
+                        if (failure.code() == StorageErrorCode.INVALID_BATCH)
                         {
-                            p.transition(PartitionFetch.State.RECONCILE, "append rejected: " + ex.getMessage(), now);
+                            p.transition(PartitionFetch.State.RECONCILE, "append rejected: " + failure.getMessage(),
+                                now);
                         }
                         else
                         {
-                            backoff(p, PartitionFetch.State.FETCH, "local log failed: " + ex.getMessage(), now);
+                            backoff(p, PartitionFetch.State.FETCH, "local log failed: " + failure.getMessage(), now);
                         }
                         return;
                     }
+                    // Appended (a flush that failed after it does not undo it): the producer state follows the log.
                     replica.producerState.onAppendRaw(fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
+                    if (null != failure)
+                    {
+                        if (FailStop.isFatal(failure))
+                        {
+                            throw failure; // fail-stop
+                        }
+                        errorHandler.onError(failure); // a checkpoint left behind for lack of space: the data is forced
+                    }
                 }
                 replica.highWatermark.advanceTo(Math.min(fetchResponse.highWatermark(), replica.log.logEndOffset()));
                 p.state = PartitionFetch.State.FETCH;

@@ -109,8 +109,9 @@ final class ProduceHandler
                 return;
             }
         }
-        final long baseOffset;
+        long baseOffset;
         BatchClaim claim = null;
+        final long endBefore = replica.log.logEndOffset();
         try
         {
             claim = replica.log.tryClaim(RecordBatchDescriptor.HEADER_LENGTH + recordsLength)
@@ -121,13 +122,24 @@ final class ProduceHandler
         }
         catch (final StorageException ex)
         {
-            answer(replica, acks, session, correlationId, -1, ex.code() == StorageErrorCode.RECORD_TOO_LARGE ?
-                ReplicationError.INVALID_RECORDS : ReplicationError.STORAGE_ERROR);
+            if (replica.log.logEndOffset() == endBefore)
+            {
+                answer(replica, acks, session, correlationId, -1, ex.code() == StorageErrorCode.RECORD_TOO_LARGE ?
+                    ReplicationError.INVALID_RECORDS : ReplicationError.STORAGE_ERROR);
+                if (FailStop.isFatal(ex))
+                {
+                    throw ex; // the host stops (fail-stop)
+                }
+                return;
+            }
+            // The batch was appended and the flush after it failed: the record is in the log and may commit.
             if (FailStop.isFatal(ex))
             {
+                replica.producerState.onAppend(producerId, producerEpoch, baseSequence, recordCount, endBefore);
+                answer(replica, acks, session, correlationId, -1, ReplicationError.NOT_LEADER); // outcome unknown
                 throw ex; // the host stops (fail-stop)
             }
-            return;
+            baseOffset = endBefore; // a checkpoint left behind for lack of space: the data itself is forced
         }
         catch (final IllegalArgumentException | IllegalStateException ex)
         {
