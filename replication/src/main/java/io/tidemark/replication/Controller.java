@@ -627,6 +627,15 @@ public final class Controller implements Agent
         return false;
     }
 
+    /**
+     * @return whether a store write failed or missed half-way through a decision and the controller will decide
+     *         again from the stored state at its next duty cycle (diagnostics, simulation).
+     */
+    synchronized boolean reconcilePending()
+    {
+        return reconcilePending;
+    }
+
     /** @return whether the controller considers {@code host} alive. */
     public synchronized boolean hostAlive(final int host)
     {

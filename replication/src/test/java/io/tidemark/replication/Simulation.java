@@ -35,6 +35,14 @@ import java.util.stream.Stream;
  * failover, slow hosts. {@link SimulationChecker} checks the invariants of the reference after every event and,
  * after healing and quiescence, against the log of every send and its outcome.
  * <p>
+ * Faults inside a duty cycle (random seeds; the regression seeds replay their original schedules without them):
+ * every durable step of a replica log and of the replication checkpoints ({@link FaultyFileSync}: forcing data, a
+ * checkpoint's temporary file, its rename, the directory) may stop the host right there (a kill -9, or with a power
+ * loss at the restart: only what was forced survives, and a rename whose directory was not forced may be undone) or
+ * fail with an I/O error or a full disk; every write of the controller's store ({@link SimControllerStore}) may fail,
+ * or stop the controller before or after it (a failover in the middle of handling a message). Rates are drawn per
+ * seed from a generator of their own. A host that stopped itself (fail-stop) is killed and restarted later.
+ * <p>
  * A failure names the seed and prints the trace of events up to the first violation; {@code replay(seed)}
  * re-runs it exactly.
  */
@@ -64,6 +72,21 @@ final class Simulation implements AutoCloseable
     final SimulationChecker checker;
     final PartitionReader[] readers = new PartitionReader[PARTITIONS];
     final List<Throwable> agentErrors = new ArrayList<>();
+    final FaultyFileSync.Renames renames = new FaultyFileSync.Renames();
+    /** Faults inside duty cycles, from a generator of their own (see the class comment). */
+    final boolean dutyCycleFaults;
+    private final Random faultRandom;
+    private final double crashRate;
+    private final double ioErrorRate;
+    private final double controllerCrashRate;
+    private final double controllerErrorRate;
+    private final boolean[] powerLossOnRestart = new boolean[HOSTS];
+    private boolean inDutyCycle;
+    long crashPoints;
+    long ioErrors;
+    long controllerCrashes;
+    long controllerErrors;
+    long failStops;
     private final IdempotentProducer[] idempotent = new IdempotentProducer[PARTITIONS];
     private final ExpandableArrayBuffer encode = new ExpandableArrayBuffer(256);
     private final int session;
@@ -137,7 +160,23 @@ final class Simulation implements AutoCloseable
      */
     Simulation(final long seed, final boolean faults, final boolean staleDeliveries) throws IOException
     {
+        this(seed, faults, staleDeliveries, staleDeliveries);
+    }
+
+    /**
+     * @param dutyCycleFaults whether crash points, I/O errors and controller failures strike inside duty cycles (see
+     *                        the class comment; drawn from a generator of their own).
+     */
+    Simulation(final long seed, final boolean faults, final boolean staleDeliveries, final boolean dutyCycleFaults)
+        throws IOException
+    {
         this.seed = seed;
+        this.dutyCycleFaults = faults && dutyCycleFaults;
+        this.faultRandom = new Random(seed ^ 0x14_14_14_14L);
+        this.crashRate = this.dutyCycleFaults ? new double[]{ 0, 0.002, 0.01, 0.03 }[faultRandom.nextInt(4)] : 0;
+        this.ioErrorRate = this.dutyCycleFaults ? new double[]{ 0, 0.002, 0.01 }[faultRandom.nextInt(3)] : 0;
+        this.controllerCrashRate = this.dutyCycleFaults ? new double[]{ 0, 0.02, 0.1 }[faultRandom.nextInt(3)] : 0;
+        this.controllerErrorRate = this.dutyCycleFaults ? new double[]{ 0, 0.02 }[faultRandom.nextInt(2)] : 0;
         this.random = new Random(seed);
         this.faults = faults;
         this.minInsync = 2;
@@ -163,22 +202,118 @@ final class Simulation implements AutoCloseable
             .hostHeartbeatIntervalMs(50)
             .replicaFetchWaitMaxMs(50)
             .requestTimeoutMs(2000)
-            .errorHandler(agentErrors::add)
+            .errorHandler(this::onError)
             .bootIdSupplier((host) -> bootIds[host])
+            .controllerStoreFactory((dir) -> new SimControllerStore(dir, this::controllerWrite))
             .logContextFactory((dir) -> new LogContext().logDir(dir).segmentBytes(16 * 1024)
                 .maxMessageBytes(4096).segmentIndexBytes(4096).indexIntervalBytes(256).pretouchBytes(0)
-                .flushIntervalMessages(flushMessages)), transport);
+                .flushIntervalMessages(flushMessages)
+                .fileSync(new FaultyFileSync(FaultyFileSync.hostOf(dir), this::durableStep, renames))), transport);
         checker = new SimulationChecker(this);
         session = cluster.sessions().register(this::onOutcome);
         note("start seed=" + seed + " faults=" + faults + " delay<=" + transport.maxDelayMs + "ms drop=" +
             transport.dropRate + " dup=" + transport.duplicateRate + " flush.interval.messages=" +
-            (flushMessages == Long.MAX_VALUE ? "none" : flushMessages));
+            (flushMessages == Long.MAX_VALUE ? "none" : flushMessages) + (this.dutyCycleFaults ? " crash.rate=" +
+            crashRate + " io.error.rate=" + ioErrorRate + " controller.crash.rate=" + controllerCrashRate +
+            " controller.error.rate=" + controllerErrorRate : ""));
         cluster.createTopic(TOPIC, PARTITIONS, HOSTS);
         for (int p = 0; p < PARTITIONS; p++)
         {
             readers[p] = cluster.openReader(tp(p));
             idempotent[p] = new IdempotentProducer(cluster.allocateProducerId());
         }
+    }
+
+    /** A durable step of a host's log: stop the host there, fail it, or let it happen (inside duty cycles only). */
+    private FaultyFileSync.Fault durableStep(final int host, final FaultyFileSync.Step step, final Path path)
+    {
+        if (!inDutyCycle || (crashRate == 0 && ioErrorRate == 0))
+        {
+            return FaultyFileSync.Fault.NONE;
+        }
+        final double r = faultRandom.nextDouble();
+        if (r < crashRate)
+        {
+            return FaultyFileSync.Fault.CRASH;
+        }
+        if (r < crashRate + ioErrorRate)
+        {
+            ioErrors++;
+            note("injected " + (r < crashRate + ioErrorRate / 2 ? "EIO" : "ENOSPC") + " on host " + host + " at " +
+                step + (null == path ? "" : " of " + path.getFileName()));
+            return r < crashRate + ioErrorRate / 2 ? FaultyFileSync.Fault.IO_ERROR : FaultyFileSync.Fault.NO_SPACE;
+        }
+        return FaultyFileSync.Fault.NONE;
+    }
+
+    /** A write of the controller's store: fail it, stop the controller around it, or let it happen. */
+    private SimControllerStore.Fault controllerWrite(final String write)
+    {
+        if (!inDutyCycle || (controllerCrashRate == 0 && controllerErrorRate == 0))
+        {
+            return SimControllerStore.Fault.NONE;
+        }
+        final double r = faultRandom.nextDouble();
+        if (r < controllerCrashRate)
+        {
+            return r < controllerCrashRate / 2 ? SimControllerStore.Fault.CRASH_BEFORE :
+                SimControllerStore.Fault.CRASH_AFTER;
+        }
+        if (r < controllerCrashRate + controllerErrorRate)
+        {
+            controllerErrors++;
+            note("injected EIO at the controller's " + write);
+            return SimControllerStore.Fault.IO_ERROR;
+        }
+        return SimControllerStore.Fault.NONE;
+    }
+
+    /** Errors reported by agents: those an injected fault explains are expected, any other is a failure. */
+    void onError(final Throwable failure)
+    {
+        if (SimControllerStore.injected(failure))
+        {
+            note("reported: " + failure);
+        }
+        else
+        {
+            agentErrors.add(failure);
+        }
+    }
+
+    /** Kill a host that stopped inside its duty cycle; half the time its machine lost power too. */
+    private void crashed(final int host, final Throwable where)
+    {
+        crashPoints++;
+        final boolean powerLoss = faultRandom.nextBoolean();
+        note("host " + host + " killed inside its duty cycle: " + where.getMessage() + (powerLoss ?
+            " (and its machine loses power)" : ""));
+        cluster.killHost(host);
+        down.add(host);
+        powerLossOnRestart[host] |= powerLoss;
+    }
+
+    /** Kill the hosts that stopped themselves (fail-stop). */
+    private void reapStoppedHosts()
+    {
+        for (int h = 0; h < HOSTS; h++)
+        {
+            final ReplicaHost host = cluster.host(h);
+            if (null != host && null != host.failure())
+            {
+                failStops++;
+                note("host " + h + " stopped itself: " + host.failure().getMessage());
+                cluster.killHost(h);
+                down.add(h);
+            }
+        }
+    }
+
+    /** Run every agent once (scripted runs, healing): a crash point cannot strike here, but a fail-stop can. */
+    private void invokeAll()
+    {
+        cluster.invokeAgents();
+        reapStoppedHosts();
     }
 
     static TopicPartition tp(final int partition)
@@ -205,7 +340,7 @@ final class Simulation implements AutoCloseable
         for (long done = 0; done < ms; done += 5)
         {
             clock.advance(5);
-            cluster.invokeAgents();
+            invokeAll();
             expireSends();
             events++;
             checker.checkAlways();
@@ -325,14 +460,30 @@ final class Simulation implements AutoCloseable
                 }
             }
         }
+        inDutyCycle = dutyCycleFaults;
         try
         {
             agent.doWork();
         }
+        catch (final FaultyFileSync.Crash crash)
+        {
+            crashed(crash.host, crash);
+        }
+        catch (final SimControllerStore.Crash crash)
+        {
+            controllerCrashes++;
+            note("controller failover in the middle of its duty cycle: " + crash.getMessage());
+            cluster.restartController();
+        }
         catch (final Exception ex)
         {
-            agentErrors.add(ex);
+            onError(ex);
         }
+        finally
+        {
+            inDutyCycle = false;
+        }
+        reapStoppedHosts();
     }
 
     /** The client gives up waiting (its own request timeout): the outcome stays unknown. */
@@ -536,13 +687,24 @@ final class Simulation implements AutoCloseable
      */
     void restart(final int host, final boolean powerLoss)
     {
-        if (powerLoss && (unsyncedHost == -1 || unsyncedHost == host))
+        if ((powerLoss || powerLossOnRestart[host]) && (unsyncedHost == -1 || unsyncedHost == host))
         {
             bootIds[host] = "boot-" + host + "-" + clock.time();
+            int undone = 0;
+            try
+            {
+                undone = renames.powerLoss(root.resolve("host-" + host), faultRandom); // the disk first
+            }
+            catch (final IOException ex)
+            {
+                throw new java.io.UncheckedIOException(ex);
+            }
             final long cut = loseUnflushedTails(host);
             unsyncedHost = host;
-            note("power loss on host " + host + ": " + cut + " unflushed records lost");
+            note("power loss on host " + host + ": " + cut + " unflushed records lost, " + undone +
+                " renames not yet durable undone");
         }
+        powerLossOnRestart[host] = false;
         note("restart host " + host);
         cluster.restartHost(host);
         down.remove(host);
@@ -624,14 +786,14 @@ final class Simulation implements AutoCloseable
         }
         cutFromController.clear();
         slow.clear();
-        for (final int host : new ArrayList<>(down))
-        {
-            restart(host, false);
-        }
         for (int i = 0; i < 4000 && !quiescent(); i++)
         {
+            for (final int host : new ArrayList<>(down))
+            {
+                restart(host, false);
+            }
             clock.advance(5);
-            cluster.invokeAgents();
+            invokeAll();
             expireSends();
             retryIdempotent();
             checker.checkAlways();
@@ -659,14 +821,14 @@ final class Simulation implements AutoCloseable
                 for (int i = 0; i < 400 && null == send.error; i++)
                 {
                     clock.advance(5);
-                    cluster.invokeAgents();
+                    invokeAll();
                     checker.checkAlways();
                 }
                 if (!send.acked())
                 {
                     note("final write " + send.value + " -> " + send.error + ", retrying");
                     clock.advance(50);
-                    cluster.invokeAgents();
+                    invokeAll();
                 }
             }
             if (!send.acked())
@@ -677,7 +839,7 @@ final class Simulation implements AutoCloseable
         for (int i = 0; i < 200 && !quiescent(); i++)
         {
             clock.advance(5);
-            cluster.invokeAgents();
+            invokeAll();
             checker.checkAlways();
         }
     }
@@ -740,6 +902,21 @@ final class Simulation implements AutoCloseable
             }
         }
         return sb.toString();
+    }
+
+    /** @return the records of a replica's log in {@code [from, to)}, by offset (CORRUPT_BATCH: what was read). */
+    static TreeMap<Long, String> read(final Replica replica, final long from, final long to)
+    {
+        final TreeMap<Long, String> records = new TreeMap<>();
+        try (LogReader reader = replica.log.openReader())
+        {
+            reader.seek(from);
+            while (reader.poll((r) -> records.put(r.offset(), r.valueAsString()), to, 1000) > 0)
+            {
+                // read on
+            }
+        }
+        return records;
     }
 
     /** @return every record of a replica's log, by offset. */
