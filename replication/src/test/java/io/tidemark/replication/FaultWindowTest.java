@@ -521,6 +521,37 @@ class FaultWindowTest
         }
     }
 
+    /**
+     * Item 6, the choice made: acks=N guarantees nothing beyond acks=1 across an election (documented in Acks and the
+     * replication page). Elections take the first live ISR member in assignment order, not the one holding the most,
+     * so an acks=2 record held by the leader and the last replica in assignment order is lost when the leader alone
+     * fails; an acks=all record sent the same way is not acknowledged until every ISR member holds it.
+     */
+    @Test
+    void acksNGuaranteesNothingBeyondAcksOneAcrossAnElection()
+    {
+        try (Harness h = new Harness(root, 3, ctx()))
+        {
+            final TopicPartition tp = h.topic("t", 1, 3);
+            assertEquals(0, h.leader(tp));
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.ALL, "committed", 500).error());
+            h.cluster.transport().cut(0, 1); // host 1, first in line after the leader, does not get the next records
+            final Harness.Outcome two = h.produceAndWait(tp, Acks.replicas(2), "acks-2", 200);
+            assertEquals(ReplicationError.NONE, two.error(), "held by hosts 0 and 2: two ISR members");
+            final long all = h.produce(tp, Acks.ALL, "acks-all");
+            h.advance(100);
+            assertEquals(null, h.outcome(all), "acks=all waits for host 1, which does not have it");
+            h.cluster.killHost(0);
+            h.cluster.transport().heal();
+            awaitLeader(h, tp, 1, 3000);
+            h.advance(1000);
+            final TreeMap<Long, String> log = Simulation.read(h.replica(1, tp));
+            assertEquals("committed", log.get(0L));
+            assertTrue(!log.containsValue("acks-2"), "the acks=2 record is lost after one failure: " + log);
+            assertEquals(log, Simulation.read(h.replica(2, tp)), "host 2 truncated it to follow the new leader");
+        }
+    }
+
     /** Cut the last records off a halted replica's log, leaving it marked as not closed cleanly. */
     private static void dropTail(final Path logDir, final int records)
     {
