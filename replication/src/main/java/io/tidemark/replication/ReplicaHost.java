@@ -57,6 +57,7 @@ public final class ReplicaHost
     private boolean stopAnnounced;
     private boolean registered;
     private boolean possibleDataLoss;
+    private boolean startedWithPossibleDataLoss;
 
     ReplicaHost(final int hostId, final Path dir, final long incarnation, final int maxHosts,
         final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
@@ -208,6 +209,7 @@ public final class ReplicaHost
     {
         possibleDataLoss = recordBoot();
         possibleDataLoss |= openLogs();
+        startedWithPossibleDataLoss = possibleDataLoss;
         transport.hostUp(hostId);
         channel.clearHost(hostId);
     }
@@ -245,6 +247,12 @@ public final class ReplicaHost
     boolean isRegistered()
     {
         return registered;
+    }
+
+    /** @return whether this incarnation reported a possible data loss when it registered (diagnostics, simulation). */
+    boolean startedWithPossibleDataLoss()
+    {
+        return startedWithPossibleDataLoss;
     }
 
     void onSessionExpired()

@@ -175,8 +175,9 @@ final class Simulation implements AutoCloseable
         this.faultRandom = new Random(seed ^ 0x14_14_14_14L);
         this.crashRate = this.dutyCycleFaults ? new double[]{ 0, 0.002, 0.01, 0.03 }[faultRandom.nextInt(4)] : 0;
         this.ioErrorRate = this.dutyCycleFaults ? new double[]{ 0, 0.002, 0.01 }[faultRandom.nextInt(3)] : 0;
-        this.controllerCrashRate = this.dutyCycleFaults ? new double[]{ 0, 0.02, 0.1 }[faultRandom.nextInt(3)] : 0;
-        this.controllerErrorRate = this.dutyCycleFaults ? new double[]{ 0, 0.02 }[faultRandom.nextInt(2)] : 0;
+        this.controllerCrashRate = this.dutyCycleFaults ? new double[]{ 0, 0.02, 0.1, 0.3 }[faultRandom.nextInt(4)] :
+            0;
+        this.controllerErrorRate = this.dutyCycleFaults ? new double[]{ 0, 0.02, 0.1 }[faultRandom.nextInt(3)] : 0;
         this.random = new Random(seed);
         this.faults = faults;
         this.minInsync = 2;

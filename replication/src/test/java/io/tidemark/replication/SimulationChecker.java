@@ -38,6 +38,8 @@ final class SimulationChecker
     /** StrongIsr: per replica, the offset below which its records were found equal to the leader's. */
     private final Map<Replica, Long> strongIsrCheckedTo = new IdentityHashMap<>();
     private boolean unsyncedSeen;
+    /** Rule 22: the incarnations that reported a possible data loss and were seen fenced (recovering). */
+    private final Set<Long> fencedIncarnations = new HashSet<>();
     long checks;
     long acked;
 
@@ -137,6 +139,7 @@ final class SimulationChecker
             checkReplicas(p);
             checkStrongIsr(p);
         }
+        checkFenced();
         if (checks % 25 == 0)
         {
             checkCommittedPrefixes();
@@ -383,6 +386,41 @@ final class SimulationChecker
                         "from the leader " + leader + " below its HW " + hw + ": " + mine + " vs " + theirs);
                 }
                 strongIsrCheckedTo.put(member, hw);
+            }
+        }
+    }
+
+    /**
+     * Rule 22 (last replica standing) after every event: a host that reported a possible data loss (a power loss, a
+     * log that lost flushed records) is fenced, recovering in the controller's durable state, by the time it knows
+     * it is registered, until it has re-joined the ISR. Otherwise a controller failover forgets the fence and the host
+     * may lead with a log that lacks acknowledged records.
+     */
+    private void checkFenced()
+    {
+        for (int h = 0; h < Simulation.HOSTS; h++)
+        {
+            final ReplicaHost host = sim.cluster.host(h);
+            if (null == host || !host.startedWithPossibleDataLoss())
+            {
+                continue;
+            }
+            final long incarnation = host.incarnation() * Simulation.HOSTS + h;
+            boolean rejoinedEverywhere = true;
+            for (int p = 0; p < Simulation.PARTITIONS; p++)
+            {
+                final PartitionState state = sim.cluster.state(Simulation.tp(p));
+                if (PartitionState.contains(state.recovering(), h))
+                {
+                    fencedIncarnations.add(incarnation);
+                }
+                rejoinedEverywhere &= state.inIsr(h);
+            }
+            if (host.isRegistered() && !fencedIncarnations.contains(incarnation) && !rejoinedEverywhere)
+            {
+                fail("rule 22: host " + h + " reported a possible data loss and is registered, but the controller " +
+                    "does not fence it (recovering) in " + java.util.Arrays.toString(sim.cluster.controller()
+                    .partitions()));
             }
         }
     }
