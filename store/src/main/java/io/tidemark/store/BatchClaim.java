@@ -18,6 +18,10 @@ import static io.tidemark.store.RecordBatchDescriptor.NO_TIMESTAMP;
  * claim.buffer().putLong(at, price);                              // ...and encode them in place
  * long baseOffset = claim.commit();
  * }</pre>
+ * Arguments are checked before anything is written: a record whose lengths are negative or whose ranges lie outside
+ * their buffers is refused with the claim unchanged (still open, as it was). A claim holds the log's writer guard
+ * from {@link Log#tryClaim} until it is committed or aborted: no other writer call runs meanwhile.
+ * <p>
  * One reusable instance per log, owned by the writer thread; not thread-safe.
  */
 public final class BatchClaim
@@ -168,6 +172,15 @@ public final class BatchClaim
         final int headersOffset,
         final int headersLength)
     {
+        checkActive();
+        if (null != value)
+        {
+            checkRange("value", value, valueOffset, valueLength);
+        }
+        if (headersLength > 0)
+        {
+            checkRange("headers", headers, headersOffset, headersLength);
+        }
         final int valueAt = beginRecord(
             timestamp, key, keyOffset, null == key ? -1 : keyLength, null == value ? -1 : valueLength, headersLength);
         if (null != value && valueLength > 0)
@@ -215,6 +228,7 @@ public final class BatchClaim
     public int addRecords(final DirectBuffer source, final int offset, final int length)
     {
         checkActive();
+        checkRange("records", source, offset, length);
         final int count = RecordEncoder.countRecords(source, offset, length);
         if (count <= 0)
         {
@@ -265,7 +279,9 @@ public final class BatchClaim
             throw new IllegalArgumentException("negative length: key=" + keyLength + " value=" + valueLength +
                 " headers=" + headersLength);
         }
-        final int recordLength = RecordDescriptor.recordLength(keyLength, valueLength, headersLength);
+        checkRange("key", key, keyOffset, keyLength);
+        final long recordLength = (long)RecordDescriptor.HEADER_LENGTH + Math.max(keyLength, 0) +
+            Math.max(valueLength, 0) + headersLength;
         if (recordLength > limit - writePosition)
         {
             throw new IllegalStateException("record of " + recordLength + " bytes does not fit: " +
@@ -273,7 +289,7 @@ public final class BatchClaim
         }
         final long stamp = timestamp == NO_TIMESTAMP ? nowMs : timestamp;
         final int at = writePosition;
-        buffer.putInt(at + RecordDescriptor.LENGTH_OFFSET, recordLength);
+        buffer.putInt(at + RecordDescriptor.LENGTH_OFFSET, (int)recordLength);
         buffer.putInt(at + RecordDescriptor.OFFSET_DELTA_OFFSET, recordCount);
         buffer.putLong(at + RecordDescriptor.TIMESTAMP_OFFSET, stamp);
         buffer.putInt(at + RecordDescriptor.KEY_LENGTH_OFFSET, keyLength);
@@ -294,8 +310,21 @@ public final class BatchClaim
             maxTimestamp = stamp;
         }
         recordCount++;
-        writePosition += recordLength;
+        writePosition += (int)recordLength;
         return valueAt;
+    }
+
+    /**
+     * @throws IndexOutOfBoundsException when {@code length > 0} bytes at {@code offset} are not all inside
+     *                                   {@code buffer} (computed without overflow).
+     */
+    private static void checkRange(final String what, final DirectBuffer buffer, final int offset, final int length)
+    {
+        if (length > 0 && (null == buffer || offset < 0 || offset > buffer.capacity() - length))
+        {
+            throw new IndexOutOfBoundsException(what + " [" + offset + ", " + offset + " + " + length + ") is " +
+                "outside its buffer of " + (null == buffer ? 0 : buffer.capacity()) + " bytes");
+        }
     }
 
     /**
@@ -326,14 +355,21 @@ public final class BatchClaim
         return log.commit(segment, position, writePosition - position, recordCount, maxTimestamp, leaderEpoch);
     }
 
-    /** Discard the batch: its bytes are zeroed and nothing is published. */
+    /** Discard the batch: its bytes are zeroed and nothing is published. No-op when no claim is open. */
     public void abort()
     {
         if (active)
         {
             active = false;
-            buffer.setMemory(position, writePosition - position, (byte)0);
+            zero();
+            log.claimAborted();
         }
+    }
+
+    /** Zero the bytes written so far (a commit the log refused). */
+    void zero()
+    {
+        buffer.setMemory(position, writePosition - position, (byte)0);
     }
 
     private void checkActive()

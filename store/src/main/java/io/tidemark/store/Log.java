@@ -18,7 +18,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 import static io.tidemark.store.RecordBatchDescriptor.HEADER_LENGTH;
@@ -38,11 +40,17 @@ import static io.tidemark.store.RecordBatchDescriptor.frameLength;
  *     }
  * }
  * }</pre>
- * <b>Threads.</b> One writer thread appends ({@code append*}, {@link #tryClaim}, {@link #appendRaw}) and
- * truncates; to append from many threads put a {@link LockingAppender} or {@link RingBufferAppender} in front.
- * Any number of {@link LogReader}s read concurrently without locks. {@link #flush()}, {@link #applyRetention()},
- * the getters and {@link #close()} are thread-safe. The log's background work runs as an Agrona agent
- * ({@link LogContext.AgentMode}).
+ * <b>Threads.</b> One writer thread at a time appends ({@code append*}, {@link #tryClaim}, {@link #appendRaw}),
+ * rolls and truncates; to append from many threads put a {@link LockingAppender} or {@link RingBufferAppender} in
+ * front. A writer call made while another is in progress (or while a claim is open) on another thread is detected
+ * and refused with {@link IllegalStateException} before it writes anything. Any number of {@link LogReader}s read
+ * concurrently without locks. {@link #flush()}, {@link #applyRetention()}, the getters and {@link #close()} are
+ * thread-safe. The log's background work runs as an Agrona agent ({@link LogContext.AgentMode}); its dedicated
+ * thread, when it has one, is a daemon: a JVM whose application returned without closing the log exits, and the
+ * next open recovers the log as after a kill.
+ * <p>
+ * <b>Offsets.</b> The log end offset never passes {@link #MAX_LOG_END_OFFSET}: an append, a follower's
+ * {@link #appendRaw} or a restart offset that would leave no room is refused with OFFSET_OUT_OF_RANGE.
  * <p>
  * <b>Durability.</b> An append is visible to readers when it returns and survives a crash of the process at once
  * (it is in the page cache). It survives power loss once flushed: by {@code flush.interval.messages},
@@ -52,8 +60,17 @@ import static io.tidemark.store.RecordBatchDescriptor.frameLength;
  */
 public final class Log implements AutoCloseable
 {
+    /** The largest log end offset: the last offset a record can have is one below it. */
+    public static final long MAX_LOG_END_OFFSET = Long.MAX_VALUE;
+    /**
+     * How long {@link #close()} waits for readers inside a poll, and for a writer call in progress, before it goes on
+     * without them (readers then release their segment's mapping themselves when they leave the poll).
+     */
+    static final long CLOSE_WAIT_MS = 1000;
     private static final VarHandle LOG_END_OFFSET;
     private static final long NO_TIME = Long.MIN_VALUE;
+    private static final long SPARE_RETRY_MS = 100;
+    private static final long CHECKPOINT_WARNING_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
 
     static
     {
@@ -86,6 +103,8 @@ public final class Log implements AutoCloseable
     private final List<Segment> retired = new ArrayList<>();
     private final AtomicReference<Segment> spare = new AtomicReference<>();
     private final BatchClaim claim = new BatchClaim(this);
+    private final WriterGuard writer = new WriterGuard();
+    private final ErrorRateLimiter checkpointWarnings = new ErrorRateLimiter(CHECKPOINT_WARNING_INTERVAL_NS);
     private final Crc32c writerCrc = new Crc32c();
     private final LogAgent agent;
     private final AgentRunner agentRunner;
@@ -106,6 +125,7 @@ public final class Log implements AutoCloseable
     private volatile boolean closed;
     private int lastLeaderEpoch;
     private long nextRetentionCheckMs;
+    private long spareFailedAtMs = NO_TIME;
 
     private Log(final LogContext ctx)
     {
@@ -136,7 +156,7 @@ public final class Log implements AutoCloseable
                 try
                 {
                     directoryDirty = true;
-                    forceSegmentsAndCheckpoint(logEndOffset(), true);
+                    forceSegmentsAndCheckpoint(logEndOffset(), true, false);
                 }
                 finally
                 {
@@ -153,24 +173,31 @@ public final class Log implements AutoCloseable
         }
         catch (final IOException ex)
         {
-            closeOnFailedOpen(openedCounters);
+            closeOnFailedOpen(openedCounters, ex);
             throw new StorageException(StorageErrorCode.IO_ERROR, "failed to open log " + dir, ex);
+        }
+        catch (final InternalError ex)
+        {
+            // What the JVM turns a fault on a mapped page into (SIGBUS: a hole of a full file system, a disk error).
+            closeOnFailedOpen(openedCounters, ex);
+            throw new StorageException(StorageErrorCode.IO_ERROR, "failed to open log " + dir +
+                ": a memory-mapped access faulted (an unreadable page: a full file system or a disk error)", ex);
         }
         catch (final RuntimeException | Error ex)
         {
-            closeOnFailedOpen(openedCounters); // also when the thread dies here: the lock must not outlive the open
+            closeOnFailedOpen(openedCounters, ex);
             throw ex;
         }
 
-        this.agent = new LogAgent(this, "tidemark-log-" + dir.getFileName());
         final ErrorHandler errorHandler = null != ctx.errorHandler() ? ctx.errorHandler() :
             (t) -> logger.log(System.Logger.Level.ERROR, "log agent error in " + dir, t);
+        this.agent = new LogAgent(this, "tidemark-log-" + dir.getFileName(), errorHandler);
         switch (ctx.agentMode())
         {
             case DEDICATED:
                 agentRunner = new AgentRunner(ctx.agentIdleStrategy(), errorHandler, null, agent);
                 agentInvoker = null;
-                AgentRunner.startOnThread(agentRunner);
+                AgentRunner.startOnThread(agentRunner, ctx.agentThreadFactory());
                 break;
             case INVOKER:
                 agentRunner = null;
@@ -184,21 +211,32 @@ public final class Log implements AutoCloseable
         }
     }
 
-    private void closeOnFailedOpen(final LogCounters openedCounters)
+    /** Release everything a failed open took, whatever the failure; the directory lock last, always. */
+    private void closeOnFailedOpen(final LogCounters openedCounters, final Throwable failure)
     {
-        final Segment[] loaded = segments;
-        if (null != loaded)
+        try
         {
-            for (final Segment segment : loaded)
+            final Segment[] loaded = segments;
+            if (null != loaded)
             {
-                segment.close();
+                for (final Segment segment : loaded)
+                {
+                    segment.close();
+                }
+            }
+            if (null != openedCounters)
+            {
+                openedCounters.close();
             }
         }
-        if (null != openedCounters)
+        catch (final RuntimeException | Error ex)
         {
-            openedCounters.close();
+            failure.addSuppressed(ex);
         }
-        directory.close();
+        finally
+        {
+            directory.close();
+        }
     }
 
     /**
@@ -242,7 +280,12 @@ public final class Log implements AutoCloseable
      * @param valueOffset index of the value.
      * @param valueLength value length (ignored when the value is null).
      * @return the record's offset.
-     * @throws StorageException STORAGE_SPACE, RECORD_TOO_LARGE, LOG_OFFLINE, CLOSED.
+     * @throws StorageException          STORAGE_SPACE (nothing appended), RECORD_TOO_LARGE, OFFSET_OUT_OF_RANGE,
+     *                                   LOG_OFFLINE, CLOSED; an error of the flush that follows the append under
+     *                                   {@code flush.interval.messages} says that the record is appended.
+     * @throws IndexOutOfBoundsException when a key or value range lies outside its buffer (nothing appended).
+     * @throws IllegalArgumentException  for a length below -1 (nothing appended).
+     * @throws IllegalStateException     when another thread is in a writer call (nothing appended).
      */
     public long append(
         final long timestamp,
@@ -253,11 +296,29 @@ public final class Log implements AutoCloseable
         final int valueOffset,
         final int valueLength)
     {
-        final int batchLength = HEADER_LENGTH + RecordDescriptor.recordLength(
-            null == key ? -1 : keyLength, null == value ? -1 : valueLength, 0);
-        return tryClaim(batchLength)
-            .addRecord(timestamp, key, keyOffset, keyLength, value, valueOffset, valueLength)
-            .commit();
+        final long batchLength = (long)HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH +
+            (null == key ? 0 : Math.max(keyLength, 0)) + (null == value ? 0 : Math.max(valueLength, 0));
+        if (batchLength > ctx.maxMessageBytes())
+        {
+            throw tooLarge(batchLength);
+        }
+        final BatchClaim batch = tryClaim((int)batchLength);
+        try
+        {
+            batch.addRecord(timestamp, key, keyOffset, keyLength, value, valueOffset, valueLength);
+        }
+        catch (final RuntimeException | Error ex)
+        {
+            batch.abort(); // bad arguments are refused before anything is written; the claim must not stay open
+            throw ex;
+        }
+        return batch.commit();
+    }
+
+    private StorageException tooLarge(final long batchLength)
+    {
+        return new StorageException(StorageErrorCode.RECORD_TOO_LARGE, "batch of up to " + batchLength +
+            " bytes exceeds " + LogContext.MAX_MESSAGE_BYTES + "=" + ctx.maxMessageBytes());
     }
 
     /**
@@ -276,33 +337,44 @@ public final class Log implements AutoCloseable
      * to encode records straight into the mapping. Rolls the segment if the batch does not fit.
      *
      * @param maxBatchLength upper bound of the batch length; at most {@code max.message.bytes}.
-     * @return the log's claim, to fill and commit (or abort) before the next append.
-     * @throws StorageException RECORD_TOO_LARGE, STORAGE_SPACE, LOG_OFFLINE, CLOSED.
+     * @return the log's claim, to fill and commit (or abort) before the next writer call.
+     * @throws StorageException      RECORD_TOO_LARGE, STORAGE_SPACE, LOG_OFFLINE, CLOSED.
+     * @throws IllegalStateException when a claim is open, or another thread is in a writer call.
      */
     public BatchClaim tryClaim(final int maxBatchLength)
     {
-        checkAppendable();
-        if (claim.isActive())
+        writer.acquire(claim.isActive());
+        try
         {
-            throw new IllegalStateException("the previous claim is still open: commit or abort it first");
+            checkAppendable();
+            if (maxBatchLength < HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH)
+            {
+                throw new IllegalArgumentException("a batch needs at least " +
+                    (HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH) + " bytes, asked " + maxBatchLength);
+            }
+            if (maxBatchLength > ctx.maxMessageBytes())
+            {
+                throw tooLarge(maxBatchLength);
+            }
+            final long nowMs = clock.time();
+            final int frame = frameLength(maxBatchLength);
+            final Segment segment = segmentForAppend(frame, nowMs);
+            final int position = segment.size();
+            segment.ensureReserved(position + frame); // no overflow: the segment has room for the frame
+            claim.wrap(segment, position, maxBatchLength, lastLeaderEpoch, nowMs);
+            return claim;
         }
-        if (maxBatchLength < HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH)
+        catch (final RuntimeException | Error ex)
         {
-            throw new IllegalArgumentException("a batch needs at least " +
-                (HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH) + " bytes, asked " + maxBatchLength);
+            writer.release();
+            throw ex;
         }
-        if (maxBatchLength > ctx.maxMessageBytes())
-        {
-            throw new StorageException(StorageErrorCode.RECORD_TOO_LARGE, "batch of up to " + maxBatchLength +
-                " bytes exceeds " + LogContext.MAX_MESSAGE_BYTES + "=" + ctx.maxMessageBytes());
-        }
-        final long nowMs = clock.time();
-        final int frame = frameLength(maxBatchLength);
-        final Segment segment = segmentForAppend(frame, nowMs);
-        final int position = segment.size();
-        segment.ensureReserved(position + frame);
-        claim.wrap(segment, position, maxBatchLength, lastLeaderEpoch, nowMs);
-        return claim;
+    }
+
+    /** The claim was aborted: the writer call it was part of is over. */
+    void claimAborted()
+    {
+        writer.release();
     }
 
     long commit(
@@ -313,22 +385,47 @@ public final class Log implements AutoCloseable
         final long maxTimestamp,
         final int leaderEpoch)
     {
-        if (leaderEpoch < lastLeaderEpoch)
+        final long baseOffset;
+        try
         {
-            claim.abort();
-            throw new IllegalArgumentException("leader epoch " + leaderEpoch + " is below the log's last epoch " +
-                lastLeaderEpoch);
+            if (leaderEpoch < lastLeaderEpoch)
+            {
+                claim.zero();
+                throw new IllegalArgumentException("leader epoch " + leaderEpoch + " is below the log's last epoch " +
+                    lastLeaderEpoch);
+            }
+            if (closed)
+            {
+                claim.zero(); // a close that could not wait for this claim any longer: nothing more is appended
+                checkOpen();
+            }
+            baseOffset = logEndOffset();
+            if (recordCount > MAX_LOG_END_OFFSET - baseOffset)
+            {
+                claim.zero();
+                throw noRoomForOffsets(baseOffset, recordCount);
+            }
+            final UnsafeBuffer buffer = segment.buffer();
+            buffer.putLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET, baseOffset);
+            buffer.putInt(position + RecordBatchDescriptor.CRC_OFFSET, writerCrc.compute(buffer,
+                position + RecordBatchDescriptor.CRC_START_OFFSET, length - RecordBatchDescriptor.CRC_START_OFFSET));
+            buffer.putIntRelease(position + RecordBatchDescriptor.LENGTH_OFFSET, length);
+            completeAppend(segment, position, frameLength(length), baseOffset, baseOffset + recordCount, maxTimestamp);
+            lastLeaderEpoch = leaderEpoch;
         }
-        final long baseOffset = logEndOffset();
-        final UnsafeBuffer buffer = segment.buffer();
-        buffer.putLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET, baseOffset);
-        buffer.putInt(position + RecordBatchDescriptor.CRC_OFFSET, writerCrc.compute(
-            buffer, position + RecordBatchDescriptor.CRC_START_OFFSET, length - RecordBatchDescriptor.CRC_START_OFFSET));
-        buffer.putIntRelease(position + RecordBatchDescriptor.LENGTH_OFFSET, length);
-        completeAppend(segment, position, frameLength(length), baseOffset, baseOffset + recordCount, maxTimestamp);
-        lastLeaderEpoch = leaderEpoch;
-        maybeFlushByCount();
+        finally
+        {
+            writer.release();
+        }
+        maybeFlushByCount(baseOffset, baseOffset + recordCount);
         return baseOffset;
+    }
+
+    private StorageException noRoomForOffsets(final long baseOffset, final long recordCount)
+    {
+        return new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "no room for " + recordCount +
+            " record(s) at offset " + baseOffset + ": the log end offset may not pass " + MAX_LOG_END_OFFSET +
+            "; nothing appended to " + dir);
     }
 
     private void completeAppend(
@@ -348,11 +445,41 @@ public final class Log implements AutoCloseable
         counters.logEndOffset.setRelease(nextOffset);
     }
 
-    private void maybeFlushByCount()
+    private void maybeFlushByCount(final long baseOffset, final long nextOffset)
     {
-        if (logEndOffset() - recoveryPoint >= ctx.flushIntervalMessages())
+        if (nextOffset - recoveryPoint >= ctx.flushIntervalMessages())
         {
-            flush();
+            flushAfterPublication(baseOffset, nextOffset);
+        }
+    }
+
+    /**
+     * The flush of {@code flush.interval.messages}, after the records were published. A checkpoint that cannot be
+     * written for lack of space does not fail it (the data is flushed; the checkpoint on disk lags, which only
+     * means more work for recovery), and any other failure says that the records are in the log, so that no caller
+     * takes it for an append that did not happen and retries it into a duplicate.
+     */
+    private void flushAfterPublication(final long baseOffset, final long nextOffset)
+    {
+        try
+        {
+            checkOnline();
+            flushLock.lock();
+            try
+            {
+                checkOnline();
+                forceSegmentsAndCheckpoint(logEndOffset(), false, false);
+            }
+            finally
+            {
+                flushLock.unlock();
+            }
+        }
+        catch (final StorageException ex)
+        {
+            throw new StorageException(ex.code(), (nextOffset - baseOffset == 1 ? "offset " + baseOffset + " is" :
+                "offsets [" + baseOffset + ", " + nextOffset + ") are") + " appended (readable, and it survives a " +
+                "process crash) but the flush that followed failed: " + ex.getMessage(), ex);
         }
     }
 
@@ -365,15 +492,43 @@ public final class Log implements AutoCloseable
      * @param offset index of the first batch.
      * @param length total bytes.
      * @return the log end offset after the append.
-     * @throws StorageException INVALID_BATCH (nothing appended), RECORD_TOO_LARGE, STORAGE_SPACE, LOG_OFFLINE.
+     * @throws StorageException          INVALID_BATCH, RECORD_TOO_LARGE, OFFSET_OUT_OF_RANGE (for all three nothing
+     *                                   is appended), LOG_OFFLINE; STORAGE_SPACE when a batch finds no room (the
+     *                                   batches before it are appended: the message and the log end offset say how
+     *                                   far); an error of the flush that follows under
+     *                                   {@code flush.interval.messages} says what is appended.
+     * @throws IndexOutOfBoundsException when {@code [offset, offset + length)} lies outside {@code source}.
+     * @throws IllegalStateException     when a claim is open, or another thread is in a writer call.
      */
     public long appendRaw(final DirectBuffer source, final int offset, final int length)
     {
-        checkAppendable();
-        if (claim.isActive())
+        if (offset < 0 || length < 0 || offset > source.capacity() - length)
         {
-            throw new IllegalStateException("a claim is open: commit or abort it first");
+            throw new IndexOutOfBoundsException("[" + offset + ", " + offset + " + " + length + ") is outside the " +
+                source.capacity() + " bytes of the source");
         }
+        final long before;
+        final long after;
+        writer.acquire(claim.isActive());
+        try
+        {
+            checkAppendable();
+            before = logEndOffset();
+            after = appendRaw0(source, offset, length);
+        }
+        finally
+        {
+            writer.release();
+        }
+        if (after > before)
+        {
+            maybeFlushByCount(before, after);
+        }
+        return after;
+    }
+
+    private long appendRaw0(final DirectBuffer source, final int offset, final int length)
+    {
         long expected = logEndOffset();
         int epoch = lastLeaderEpoch;
         final int end = offset + length;
@@ -387,8 +542,7 @@ public final class Log implements AutoCloseable
             final int batchLength = source.getInt(at);
             if (batchLength > ctx.maxMessageBytes())
             {
-                throw new StorageException(StorageErrorCode.RECORD_TOO_LARGE, "batch of " + batchLength +
-                    " bytes exceeds " + LogContext.MAX_MESSAGE_BYTES + "=" + ctx.maxMessageBytes());
+                throw tooLarge(batchLength);
             }
             final long base = source.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
             final int batchEpoch = source.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
@@ -400,19 +554,39 @@ public final class Log implements AutoCloseable
             {
                 throw invalidBatch(at - offset, "leader epoch " + batchEpoch + " below the last epoch " + epoch);
             }
-            expected = base + source.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+            final int count = source.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+            if (count > MAX_LOG_END_OFFSET - base)
+            {
+                throw noRoomForOffsets(base, count);
+            }
+            expected = base + count;
             epoch = batchEpoch;
             at += Math.min(frameLength(batchLength), end - at);
         }
 
         final long nowMs = clock.time();
+        final long before = logEndOffset();
         for (int at = offset; at < end; )
         {
             final int batchLength = source.getInt(at);
             final int frame = frameLength(batchLength);
-            final Segment segment = segmentForAppend(frame, nowMs);
-            final int position = segment.size();
-            segment.ensureReserved(position + frame);
+            final Segment segment;
+            final int position;
+            try
+            {
+                segment = segmentForAppend(frame, nowMs);
+                position = segment.size();
+                segment.ensureReserved(position + frame);
+            }
+            catch (final StorageException ex)
+            {
+                if (logEndOffset() == before)
+                {
+                    throw ex;
+                }
+                throw new StorageException(ex.code(), "offsets [" + before + ", " + logEndOffset() + ") are " +
+                    "appended, the batches after them are not: " + ex.getMessage(), ex);
+            }
             final UnsafeBuffer buffer = segment.buffer();
             buffer.putBytes(position + RecordBatchDescriptor.CRC_OFFSET, source, at + RecordBatchDescriptor.CRC_OFFSET,
                 batchLength - RecordBatchDescriptor.CRC_OFFSET);
@@ -424,7 +598,6 @@ public final class Log implements AutoCloseable
             lastLeaderEpoch = source.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
             at += Math.min(frame, end - at);
         }
-        maybeFlushByCount();
         return logEndOffset();
     }
 
@@ -453,14 +626,18 @@ public final class Log implements AutoCloseable
      */
     public void roll()
     {
-        checkAppendable();
-        if (claim.isActive())
+        writer.acquire(claim.isActive());
+        try
         {
-            throw new IllegalStateException("a claim is open: commit or abort it first");
+            checkAppendable();
+            if (!active.isEmpty())
+            {
+                roll0();
+            }
         }
-        if (!active.isEmpty())
+        finally
         {
-            roll0();
+            writer.release();
         }
     }
 
@@ -551,7 +728,7 @@ public final class Log implements AutoCloseable
         try
         {
             checkOnline();
-            forceSegmentsAndCheckpoint(logEndOffset(), false);
+            forceSegmentsAndCheckpoint(logEndOffset(), false, true);
         }
         finally
         {
@@ -559,7 +736,13 @@ public final class Log implements AutoCloseable
         }
     }
 
-    private void forceSegmentsAndCheckpoint(final long end, final boolean always)
+    /**
+     * @param end                   the recovery point once forced.
+     * @param always                write the checkpoint even when the recovery point does not move.
+     * @param checkpointSpaceThrows whether a checkpoint that cannot be written for lack of space throws
+     *                              STORAGE_SPACE; otherwise it is logged (rate-limited) and written by a later flush.
+     */
+    private void forceSegmentsAndCheckpoint(final long end, final boolean always, final boolean checkpointSpaceThrows)
     {
         try
         {
@@ -592,7 +775,23 @@ public final class Log implements AutoCloseable
         {
             recoveryPoint = end; // the data below is on disk; the checkpoint may only lag behind it, which is safe
             counters.recoveryPoint.setRelease(end);
-            writeCheckpoint();
+            try
+            {
+                writeCheckpoint();
+            }
+            catch (final StorageException ex)
+            {
+                if (checkpointSpaceThrows || ex.code() != StorageErrorCode.STORAGE_SPACE)
+                {
+                    throw ex;
+                }
+                final long leftOut = checkpointWarnings.onOccurrence(System.nanoTime());
+                if (leftOut >= 0)
+                {
+                    logger.log(System.Logger.Level.WARNING, ex.getMessage() + "; the checkpoint lags the flushed " +
+                        "data until space is freed (" + leftOut + " such failure(s) not logged since the last one)");
+                }
+            }
         }
     }
 
@@ -625,14 +824,29 @@ public final class Log implements AutoCloseable
 
     private StorageException goOffline(final String what, final Exception cause)
     {
-        final StorageException failure = new StorageException(StorageErrorCode.IO_ERROR,
-            what + ": log " + dir + " is now offline (an fsync failure is never retried)", cause);
+        return takeOffline(what + ": log " + dir + " is now offline (an fsync failure is never retried)", cause);
+    }
+
+    private StorageException takeOffline(final String message, final Throwable cause)
+    {
+        final StorageException failure = new StorageException(StorageErrorCode.IO_ERROR, message, cause);
         if (null == offlineCause)
         {
             offlineCause = failure;
             logger.log(System.Logger.Level.ERROR, failure.getMessage(), cause);
         }
         return failure;
+    }
+
+    /**
+     * The agent's duty cycle failed {@code cycles} times in a row: fail-stop rather than fail the same way forever.
+     *
+     * @return the error that took the log offline.
+     */
+    StorageException agentFailed(final int cycles, final Throwable failure)
+    {
+        return takeOffline("the log agent failed " + cycles + " duty cycles in a row (" + failure + "): log " + dir +
+            " is now offline; the next open recovers it", failure);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -650,16 +864,29 @@ public final class Log implements AutoCloseable
      */
     public long truncateTo(final long offset)
     {
-        checkAppendable();
-        if (offset >= logEndOffset())
+        writer.acquire(claim.isActive());
+        try
         {
-            return logEndOffset();
+            checkAppendable();
+            if (offset >= logEndOffset())
+            {
+                return logEndOffset();
+            }
+            if (offset < logStartOffset)
+            {
+                truncateFullyAndStartAt0(offset);
+                return offset;
+            }
+            return truncateTo0(offset);
         }
-        if (offset < logStartOffset)
+        finally
         {
-            truncateFullyAndStartAt(offset);
-            return offset;
+            writer.release();
         }
+    }
+
+    private long truncateTo0(final long offset)
+    {
         flushLock.lock();
         segmentsLock.lock();
         try
@@ -721,7 +948,7 @@ public final class Log implements AutoCloseable
             {
                 recoveryPoint = newEnd;
             }
-            forceSegmentsAndCheckpoint(newEnd, true);
+            forceSegmentsAndCheckpoint(newEnd, true, false);
             reclaimRetired();
             updateCounters();
             return newEnd;
@@ -753,14 +980,34 @@ public final class Log implements AutoCloseable
      * Delete the whole log and start it again, empty, at {@code offset} (a follower too far behind). Writer thread.
      *
      * @param offset the new log start and end offset.
+     * @throws StorageException OFFSET_OUT_OF_RANGE when {@code offset} leaves no room for a record (it is
+     *                          {@link #MAX_LOG_END_OFFSET}); nothing is changed.
      */
     public void truncateFullyAndStartAt(final long offset)
     {
-        checkAppendable();
         if (offset < 0)
         {
             throw new IllegalArgumentException("offset must not be negative: " + offset);
         }
+        if (offset >= MAX_LOG_END_OFFSET)
+        {
+            throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "cannot start " + dir + " at " + offset +
+                ": it leaves no room for a record (the log end offset may not pass " + MAX_LOG_END_OFFSET + ")");
+        }
+        writer.acquire(claim.isActive());
+        try
+        {
+            checkAppendable();
+            truncateFullyAndStartAt0(offset);
+        }
+        finally
+        {
+            writer.release();
+        }
+    }
+
+    private void truncateFullyAndStartAt0(final long offset)
+    {
         flushLock.lock();
         segmentsLock.lock();
         try
@@ -784,7 +1031,7 @@ public final class Log implements AutoCloseable
             recoveryPoint = offset;
             lastLeaderEpoch = RecordBatchDescriptor.NO_LEADER_EPOCH;
             directoryDirty = true;
-            forceSegmentsAndCheckpoint(offset, true);
+            forceSegmentsAndCheckpoint(offset, true, false);
             reclaimRetired();
             updateCounters();
         }
@@ -957,7 +1204,7 @@ public final class Log implements AutoCloseable
         {
             throw goOffline("writeback failed", ex); // its error may be the one a later fsync would have reported
         }
-        work += prepareSpare(tail);
+        work += prepareSpare(tail, nowMs);
         final boolean flushDue = ctx.flushIntervalMs() != Long.MAX_VALUE &&
             nowMs - lastFlushTimeMs >= ctx.flushIntervalMs() && recoveryPoint < logEndOffset();
         if ((flushDue || rollFlushPending) && flushLock.tryLock())
@@ -965,7 +1212,7 @@ public final class Log implements AutoCloseable
             try
             {
                 rollFlushPending = false;
-                forceSegmentsAndCheckpoint(logEndOffset(), false);
+                forceSegmentsAndCheckpoint(logEndOffset(), false, false);
                 work++;
             }
             finally
@@ -992,9 +1239,10 @@ public final class Log implements AutoCloseable
         return work;
     }
 
-    private int prepareSpare(final Segment tail)
+    private int prepareSpare(final Segment tail, final long nowMs)
     {
-        if (null != spare.get() || tail.size() < tail.capacity() / 2)
+        if (null != spare.get() || tail.size() < tail.capacity() / 2 ||
+            (spareFailedAtMs != NO_TIME && nowMs - spareFailedAtMs < SPARE_RETRY_MS))
         {
             return 0;
         }
@@ -1002,6 +1250,7 @@ public final class Log implements AutoCloseable
         {
             final Segment prepared = Segment.createSpare(dir, ctx.segmentBytes(), maxIndexEntries,
                 ctx.pretouchBytes());
+            spareFailedAtMs = NO_TIME;
             if (!spare.compareAndSet(null, prepared))
             {
                 prepared.discard();
@@ -1010,6 +1259,7 @@ public final class Log implements AutoCloseable
         }
         catch (final IOException ex)
         {
+            spareFailedAtMs = nowMs; // a full disk: the roll makes its segment itself, or meets the error typed
             logger.log(System.Logger.Level.DEBUG, "could not prepare the next segment of " + dir, ex);
             return 0;
         }
@@ -1229,40 +1479,34 @@ public final class Log implements AutoCloseable
 
     /**
      * Flush, trim the active segment, write the checkpoint and the clean-shutdown marker, stop the agent, and
-     * release every mapping and the directory lock. Idempotent. Appends must have stopped; readers still polling
-     * get CLOSED. An offline log closes without the marker, so the next open recovers it.
+     * release every mapping and the directory lock. Idempotent. Appends must have stopped: a writer call still in
+     * progress on another thread is waited for ({@value #CLOSE_WAIT_MS} ms), and if it does not end the log closes
+     * without trimming or unmapping its active segment (the next open recovers it), so that the writer never
+     * touches an unmapped page; its commit then fails with CLOSED. A claim left open by the closing thread is
+     * aborted. Readers inside a poll are waited for as long; a segment a reader is still inside is never unmapped
+     * under it: the reader finishes the record its handler holds, its poll ends at the next batch boundary, and it
+     * releases the mapping as it leaves. Their next poll gets CLOSED. This holds when a poll handler calls close
+     * itself. An offline log closes without the marker, so the next open recovers it.
      */
     @Override
     public void close()
     {
-        synchronized (this)
+        if (!markClosed())
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
+            return;
         }
-        if (null != agentRunner)
-        {
-            agentRunner.close();
-        }
-        else if (null != agentInvoker)
-        {
-            agentInvoker.close();
-        }
-        agent.close();
+        stopAgent();
+        final boolean writerStopped = stopWriter();
         flushLock.lock();
         segmentsLock.lock();
         try
         {
-            if (null == offlineCause)
+            if (null == offlineCause && writerStopped)
             {
                 try
                 {
-                    claim.abort();
-                    forceSegmentsAndCheckpoint(logEndOffset(), false);
-                    active.closeTrimmed(sync);
+                    forceSegmentsAndCheckpoint(logEndOffset(), false, true);
+                    active.trimForClose(sync);
                     checkpoint.write(logEndOffset(), logStartOffset);
                     directory.writeCleanShutdownMarker();
                 }
@@ -1271,16 +1515,7 @@ public final class Log implements AutoCloseable
                     logger.log(System.Logger.Level.ERROR, "unclean close of " + dir + ": next open recovers it", ex);
                 }
             }
-            awaitReadersGone();
-            for (final Segment segment : segments)
-            {
-                segment.close();
-            }
-            for (final Segment segment : retired)
-            {
-                segment.close();
-            }
-            retired.clear();
+            releaseMappings(writerStopped);
             final Segment prepared = spare.getAndSet(null);
             if (null != prepared)
             {
@@ -1292,6 +1527,10 @@ public final class Log implements AutoCloseable
         {
             segmentsLock.unlock();
             flushLock.unlock();
+            if (writerStopped)
+            {
+                writer.release(); // later writer calls get CLOSED, not "another writer call is in progress"
+            }
             directory.close();
         }
     }
@@ -1305,37 +1544,23 @@ public final class Log implements AutoCloseable
     /**
      * Stop as a killed process would: nothing is flushed, trimmed or checkpointed and no clean-shutdown marker is
      * written; the agent stops, the mappings are released (their dirty pages stay in the page cache, as after
-     * kill -9) and so is the directory lock. The next open recovers the log. For hosts that must "die" inside one
-     * JVM (tests, simulations, a replica host being killed). Idempotent; a no-op after {@link #close()}.
+     * kill -9; a reader inside a poll or a writer inside a claim is treated as by {@link #close()}) and so is the
+     * directory lock. The next open recovers the log. For hosts that must "die" inside one JVM (tests, simulations,
+     * a replica host being killed). Idempotent; a no-op after {@link #close()}.
      */
     public void halt()
     {
-        synchronized (this)
+        if (!markClosed())
         {
-            if (closed)
-            {
-                return;
-            }
-            closed = true;
+            return;
         }
-        if (null != agentRunner)
-        {
-            agentRunner.close();
-        }
-        agent.close();
+        stopAgent();
+        final boolean writerStopped = stopWriter();
         flushLock.lock();
         segmentsLock.lock();
         try
         {
-            awaitReadersGone();
-            for (final Segment segment : segments)
-            {
-                segment.close();
-            }
-            for (final Segment segment : retired)
-            {
-                segment.close();
-            }
+            releaseMappings(writerStopped);
             final Segment prepared = spare.getAndSet(null);
             if (null != prepared)
             {
@@ -1347,16 +1572,103 @@ public final class Log implements AutoCloseable
         {
             segmentsLock.unlock();
             flushLock.unlock();
+            if (writerStopped)
+            {
+                writer.release();
+            }
             directory.close();
         }
     }
 
+    private synchronized boolean markClosed()
+    {
+        if (closed)
+        {
+            return false;
+        }
+        closed = true;
+        return true;
+    }
+
+    private void stopAgent()
+    {
+        if (null != agentRunner)
+        {
+            agentRunner.close();
+        }
+        else if (null != agentInvoker)
+        {
+            agentInvoker.close();
+        }
+        agent.close();
+    }
+
+    /**
+     * Make sure no writer call runs from now on: abort a claim the closing thread left open, and wait for a writer
+     * call in progress on another thread to end.
+     *
+     * @return true when the writer guard is now held by this thread; false when another thread is still inside a
+     *         writer call (then its segment must stay mapped and untrimmed).
+     */
+    private boolean stopWriter()
+    {
+        if (writer.heldByCurrentThread() && claim.isActive())
+        {
+            claim.abort();
+        }
+        if (writer.acquireForClose(CLOSE_WAIT_MS))
+        {
+            return true;
+        }
+        logger.log(System.Logger.Level.WARNING, "closing " + dir + " while another thread is still inside a writer " +
+            "call after " + CLOSE_WAIT_MS + " ms: the active segment is left mapped and untrimmed, and the next open " +
+            "recovers the log");
+        return false;
+    }
+
+    /**
+     * Unmap every segment, except those a reader is still inside: those are unmapped by the readers as they leave
+     * their poll ({@link #readerLeft()}). With a writer still inside a claim, the active segment is not unmapped at
+     * all: the JDK's cleaner releases its mapping once the log is unreachable.
+     */
+    private void releaseMappings(final boolean writerStopped)
+    {
+        final List<Segment> mapped = new ArrayList<>(segments.length + retired.size());
+        for (final Segment segment : segments)
+        {
+            if (writerStopped || segment != active)
+            {
+                mapped.add(segment);
+            }
+        }
+        mapped.addAll(retired);
+        retired.clear();
+        for (final Segment segment : mapped)
+        {
+            segment.retire(); // a reader that pins it from now on sees this and backs off
+        }
+        awaitReadersGone();
+        final int leftToReaders = readers.closeWhenUnpinned(mapped);
+        if (leftToReaders > 0)
+        {
+            logger.log(System.Logger.Level.INFO, "closed " + dir + " while readers were inside a poll: " +
+                leftToReaders + " segment mapping(s) are released by those readers as they leave");
+        }
+    }
+
+    /** A reader left its poll on a closed log: unmap what it (and no other reader) held. */
+    void readerLeft()
+    {
+        readers.closeLeftUnpinned();
+    }
+
     private void awaitReadersGone()
     {
-        final long deadline = System.nanoTime() + 5_000_000_000L;
-        while (readers.anyPinned() && System.nanoTime() < deadline)
+        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MS);
+        final Thread self = Thread.currentThread();
+        while (readers.anyPinnedByAnotherThread(self) && System.nanoTime() - deadline < 0)
         {
-            Thread.yield();
+            LockSupport.parkNanos(50_000);
         }
     }
 

@@ -10,6 +10,7 @@ import org.agrona.concurrent.status.CountersManager;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.ThreadFactory;
 
 /**
  * Everything a {@link Log} is configured with, in one place: the configuration keys (Kafka's names where Kafka
@@ -22,15 +23,19 @@ import java.util.Set;
  */
 public final class LogContext
 {
-    /** Size at which the active segment rolls. Default 1 GiB, at most 2 GiB - 8. */
+    /**
+     * Size at which the active segment rolls. Default 1 GiB, at most 2 GiB - 8 ({@code Integer.MAX_VALUE - 7}, the
+     * largest multiple of the 8-byte frame alignment that positions, which are ints, can hold; every position and
+     * length computation is overflow-safe up to it).
+     */
     public static final String SEGMENT_BYTES = "segment.bytes";
     /** Age (since the segment's first append) at which the active segment rolls. Default 7 days. */
     public static final String SEGMENT_MS = "segment.ms";
-    /** Upper bound of each sparse index file. Default 10 MiB. */
+    /** Upper bound of each sparse index file. Default 10 MiB, at most 2 GiB - 1. */
     public static final String SEGMENT_INDEX_BYTES = "segment.index.bytes";
     /** Log bytes between two sparse index entries. Default 4096. */
     public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
-    /** Largest record batch, header included. Default 1 MiB. */
+    /** Largest record batch, header included. Default 1 MiB, at most {@link #SEGMENT_BYTES}. */
     public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
     /** Flush after this many records. Default {@link Long#MAX_VALUE}: never by count. */
     public static final String FLUSH_INTERVAL_MESSAGES = "flush.interval.messages";
@@ -42,7 +47,7 @@ public final class LogContext
     public static final String RETENTION_MS = "retention.ms";
     /** How often the log agent applies retention. Default 5 minutes. */
     public static final String RETENTION_CHECK_INTERVAL_MS = "retention.check.interval.ms";
-    /** How far ahead of the writer the log agent reserves and pre-faults pages. Default 8 MiB; 0 disables. */
+    /** How far ahead of the writer the log agent reserves and pre-faults pages. Default 8 MiB, at most 1 GiB; 0 disables. */
     public static final String PRETOUCH_BYTES = "pretouch.bytes";
     /** Whether readers verify each batch's CRC before handing it out. Default true. */
     public static final String READ_VERIFY_CRC = "read.verify.crc";
@@ -95,6 +100,7 @@ public final class LogContext
     private ErrorHandler errorHandler;
     private AgentMode agentMode = AgentMode.DEDICATED;
     private IdleStrategy agentIdleStrategy;
+    private ThreadFactory agentThreadFactory = LogContext::daemonThread;
     private FileSync fileSync = FileSync.SYSTEM;
     private boolean concluded;
 
@@ -175,7 +181,7 @@ public final class LogContext
         {
             throw new ConfigException("log.dir", "must be set");
         }
-        requireRange(SEGMENT_BYTES, segmentBytes, 1024, Integer.MAX_VALUE - 7);
+        requireRange(SEGMENT_BYTES, segmentBytes, 1024, Segment.MAX_FILE_LENGTH);
         requireRange(SEGMENT_MS, segmentMs, 1, Long.MAX_VALUE);
         requireRange(SEGMENT_INDEX_BYTES, segmentIndexBytes, 4L * OffsetIndex.ENTRY_LENGTH * TimeIndex.ENTRY_LENGTH,
             Integer.MAX_VALUE);
@@ -501,6 +507,35 @@ public final class LogContext
     public IdleStrategy agentIdleStrategy()
     {
         return agentIdleStrategy;
+    }
+
+    /**
+     * @param threadFactory makes the dedicated agent thread ({@link AgentMode#DEDICATED}); the log names it
+     *                      {@code tidemark-log-<directory name>}. Default: a daemon thread. The log never needs its
+     *                      agent thread to finish for durability (an append is in the page cache when it returns, and
+     *                      a log not closed is recovered at the next open, as after a kill), so a JVM whose
+     *                      application returned without closing its log exits; a factory making non-daemon threads
+     *                      keeps such a JVM alive until {@link Log#close()}.
+     * @return this
+     */
+    public LogContext agentThreadFactory(final ThreadFactory threadFactory)
+    {
+        checkNotConcluded();
+        this.agentThreadFactory = threadFactory;
+        return this;
+    }
+
+    /** @return makes the dedicated agent thread. */
+    public ThreadFactory agentThreadFactory()
+    {
+        return agentThreadFactory;
+    }
+
+    private static Thread daemonThread(final Runnable runnable)
+    {
+        final Thread thread = new Thread(runnable);
+        thread.setDaemon(true);
+        return thread;
     }
 
     /**

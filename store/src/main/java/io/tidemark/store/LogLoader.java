@@ -239,7 +239,7 @@ final class LogLoader
                 segments.set(segments.size() - 1, reopenActive(tail));
             }
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final Throwable ex)
         {
             for (final Segment segment : segments)
             {
@@ -388,6 +388,12 @@ final class LogLoader
 
     private Segment loadTrustedSealed(final SegmentFiles files, final long nextBase) throws IOException
     {
+        final String untrimmed = SegmentTail.trim(files, maxBatchLength(), crc, sync); // before anything maps them
+        if (null != untrimmed)
+        {
+            note(untrimmed);
+            modified = true;
+        }
         final boolean wholeFiles = trustedEntries(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH) >= 0 &&
             trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH) >= 0;
         Segment segment = Segment.openSealed(files, maxIndexEntries, !wholeFiles);
@@ -469,7 +475,7 @@ final class LogLoader
     private Segment loadTrustedActive(final SegmentFiles files) throws IOException
     {
         final long dataSize = Files.size(files.log());
-        if (dataSize > Integer.MAX_VALUE)
+        if (dataSize > Segment.MAX_FILE_LENGTH)
         {
             throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " is too large: " + dataSize);
         }
@@ -567,7 +573,7 @@ final class LogLoader
         segmentsRecovered++;
         modified = true;
         final long fileLength = Files.size(files.log());
-        if (fileLength > Integer.MAX_VALUE)
+        if (fileLength > Segment.MAX_FILE_LENGTH)
         {
             throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " is too large: " + fileLength);
         }

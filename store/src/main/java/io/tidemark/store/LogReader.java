@@ -12,6 +12,10 @@ import org.agrona.concurrent.UnsafeBuffer;
  * Any number of readers may read one log concurrently, without locks, while the writer appends. One reader
  * belongs to one thread at a time. Close it when done ({@link #close()}); between polls it holds no segment, so
  * retention and truncation are never blocked by an idle reader.
+ * <p>
+ * A log closed during a poll (from another thread, or by the poll's own handler) never unmaps the segment under
+ * it: the record being handled stays readable, the poll ends at the next batch boundary and returns what it
+ * delivered, and the next call throws CLOSED. The reader releases the segment's mapping as it leaves the poll.
  */
 public final class LogReader implements AutoCloseable
 {
@@ -19,6 +23,8 @@ public final class LogReader implements AutoCloseable
     private final RecordBatch batch = new RecordBatch();
     private final Crc32c crc;
     private volatile Segment pinned;
+    /** The thread of the current poll: written before {@link #pinned}, so a reader of the pin sees it. */
+    private Thread pollingThread;
     private Segment segment;
     private int position;
     private long nextOffset;
@@ -36,6 +42,11 @@ public final class LogReader implements AutoCloseable
     Segment pinned()
     {
         return pinned;
+    }
+
+    Thread pollingThread()
+    {
+        return pollingThread;
     }
 
     /** @return the offset of the next record this reader returns. */
@@ -129,7 +140,8 @@ public final class LogReader implements AutoCloseable
         {
             return 0;
         }
-        int done = 0;
+        pollingThread = Thread.currentThread();
+        long done = 0; // bytes or records; a long, so that a limit near Integer.MAX_VALUE plus one batch cannot wrap
         try
         {
             if (null != segment)
@@ -144,6 +156,10 @@ public final class LogReader implements AutoCloseable
             }
             while (done < limit && nextOffset < end)
             {
+                if (log.isClosed())
+                {
+                    break; // closed during this poll: end it at this batch boundary; the next poll gets CLOSED
+                }
                 if (truncationsSeen != log.truncations())
                 {
                     truncationsSeen = log.truncations();
@@ -204,7 +220,7 @@ public final class LogReader implements AutoCloseable
                 if (null != recordHandler)
                 {
                     final long from = Math.max(nextOffset, batch.baseOffset());
-                    final int delivered = batch.forEachRecord(recordHandler, from, end, limit - done);
+                    final int delivered = batch.forEachRecord(recordHandler, from, end, (int)(limit - done));
                     done += delivered;
                     nextOffset = from + delivered;
                 }
@@ -226,9 +242,19 @@ public final class LogReader implements AutoCloseable
         }
         finally
         {
-            pinned = null;
+            leave();
         }
-        return done;
+        return (int)Math.min(done, Integer.MAX_VALUE);
+    }
+
+    /** Unpin; on a closed log, release the mappings the log left to its readers. */
+    private void leave()
+    {
+        pinned = null;
+        if (log.isClosed())
+        {
+            log.readerLeft();
+        }
     }
 
     private void locate()
@@ -273,6 +299,7 @@ public final class LogReader implements AutoCloseable
     long findOffsetForTimestamp(final long timestamp)
     {
         checkOpen();
+        pollingThread = Thread.currentThread();
         try
         {
             for (final Segment candidate : log.segmentsSnapshot())
@@ -313,7 +340,7 @@ public final class LogReader implements AutoCloseable
         }
         finally
         {
-            pinned = null;
+            leave();
         }
     }
 

@@ -30,6 +30,14 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 final class Segment
 {
+    /**
+     * The longest segment file, and the largest {@code segment.bytes}: positions within a segment are ints, and this
+     * is the largest multiple of the frame alignment an int holds, so that no frame end (a position rounded up to
+     * the alignment) can pass {@link Integer#MAX_VALUE}. Every position and length computation that adds to a
+     * position is done in long or as a subtraction from the capacity ({@link #fits}), so none overflows for any
+     * capacity up to this.
+     */
+    static final int MAX_FILE_LENGTH = Integer.MAX_VALUE - (RecordBatchDescriptor.FRAME_ALIGNMENT - 1);
     static final int PAGE_SIZE = 4096;
     static final int RESERVE_CHUNK = 1024 * 1024;
     private static final int PRETOUCH_PAGES_PER_CALL = 1024;
@@ -132,6 +140,11 @@ final class Segment
         try
         {
             final long oldLength = file.length();
+            if (oldLength > MAX_FILE_LENGTH)
+            {
+                throw new StorageException(StorageErrorCode.CORRUPT_LOG,
+                    files.log() + " is larger than a segment may be: " + oldLength + " bytes");
+            }
             int reserved = dataSize;
             if (mayShrink)
             {
@@ -159,7 +172,7 @@ final class Segment
             segment.size = dataSize;
             return segment;
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final Throwable ex)
         {
             IndexFile.closeQuietly(offsetFile);
             IndexFile.closeQuietly(timeFile);
@@ -181,7 +194,7 @@ final class Segment
         try
         {
             final long length = file.length();
-            if (length > Integer.MAX_VALUE)
+            if (length > MAX_FILE_LENGTH)
             {
                 throw new StorageException(StorageErrorCode.CORRUPT_LOG,
                     files.log() + " is larger than a segment may be: " + length + " bytes");
@@ -214,7 +227,7 @@ final class Segment
             segment.trimmed = true;
             return segment;
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final Throwable ex)
         {
             IndexFile.closeQuietly(offsetFile);
             IndexFile.closeQuietly(timeFile);
@@ -239,9 +252,9 @@ final class Segment
             try
             {
                 spare.reserveTo(target, true);
-                for (int page = 0; page + 4 <= target; page += PAGE_SIZE)
+                for (int i = 0, pages = pagesToTouch(0, target, Integer.MAX_VALUE); i < pages; i++)
                 {
-                    spare.buffer.compareAndSetInt(page, 0, 0);
+                    spare.buffer.compareAndSetInt(i * PAGE_SIZE, 0, 0);
                 }
                 spare.touchedPosition = target;
             }
@@ -251,7 +264,7 @@ final class Segment
             }
             return spare;
         }
-        catch (final IOException | RuntimeException ex)
+        catch (final Throwable ex)
         {
             spare.discard();
             throw ex;
@@ -466,7 +479,44 @@ final class Segment
     /** @return whether {@code frameLength} more bytes fit. */
     boolean hasRoomFor(final int frameLength)
     {
-        return size() + frameLength <= capacity;
+        return fits(size(), frameLength, capacity);
+    }
+
+    /**
+     * @param size        bytes in use, {@code 0 <= size <= capacity}.
+     * @param frameLength bytes wanted, not negative.
+     * @param capacity    the segment's capacity.
+     * @return whether {@code frameLength} more bytes fit, computed without overflow for any int arguments.
+     */
+    static boolean fits(final int size, final int frameLength, final int capacity)
+    {
+        return frameLength <= capacity - size;
+    }
+
+    /**
+     * @param from     the reserved position (blocks below it exist).
+     * @param end      the position the caller needs reserved.
+     * @param capacity the segment's capacity.
+     * @return where a reservation from {@code from} ends: at least one chunk past {@code from} and at least
+     *         {@code end}, page aligned, never past the capacity. Long arithmetic: no overflow near the end of a
+     *         segment of {@link #MAX_FILE_LENGTH} bytes.
+     */
+    static int reserveChunkEnd(final int from, final int end, final int capacity)
+    {
+        return (int)Math.min(capacity, align(Math.max((long)end, (long)from + RESERVE_CHUNK), PAGE_SIZE));
+    }
+
+    /**
+     * @param firstPage the page-aligned position of the first page to touch (it may lie past the int range).
+     * @param limit     no byte at or past this position is touched.
+     * @param maxPages  most pages to touch.
+     * @return how many pages from {@code firstPage} on have their first 4 bytes below {@code limit}, at most
+     *         {@code maxPages}.
+     */
+    static int pagesToTouch(final long firstPage, final int limit, final int maxPages)
+    {
+        final long room = (long)limit - 4 - firstPage;
+        return room < 0 ? 0 : (int)Math.min(maxPages, room / PAGE_SIZE + 1);
     }
 
     /** @return whether an index is full (the segment must roll). */
@@ -517,7 +567,7 @@ final class Segment
         {
             return;
         }
-        final int chunkEnd = (int)Math.min(capacity, align((long)Math.max(end, from + RESERVE_CHUNK), PAGE_SIZE));
+        final int chunkEnd = reserveChunkEnd(from, end, capacity);
         // Whatever part of the chunk could be written is reserved, even when the disk fills on the way: those blocks
         // exist and the writer may use them.
         reservedPosition = from + (int)SpaceReservation.writeZerosUpTo(channel, from, chunkEnd - from);
@@ -553,7 +603,7 @@ final class Segment
             {
                 try
                 {
-                    reserveTo(Math.min(target, reservedPosition + RESERVE_CHUNK), false);
+                    reserveTo((int)Math.min(target, (long)reservedPosition + RESERVE_CHUNK), false);
                     reserveFailedAtMs = NO_TIMESTAMP;
                     work++;
                 }
@@ -562,14 +612,16 @@ final class Segment
                     reserveFailedAtMs = nowMs; // the writer meets the error on its own path, typed
                 }
             }
-            int page = (int)align(Math.max(touchedPosition, writerPosition), PAGE_SIZE);
+            final long firstPage = align(Math.max(touchedPosition, writerPosition), PAGE_SIZE);
             final int limit = Math.min(reservedPosition, target);
-            for (int i = 0; i < PRETOUCH_PAGES_PER_CALL && page + 4 <= limit; i++, page += PAGE_SIZE)
+            final int pages = pagesToTouch(firstPage, limit, PRETOUCH_PAGES_PER_CALL);
+            for (int i = 0; i < pages; i++)
             {
-                buffer.compareAndSetInt(page, 0, 0); // a write access: maps the page writable, changes nothing
-                work++;
+                // A write access: maps the page writable, changes nothing.
+                buffer.compareAndSetInt((int)(firstPage + (long)i * PAGE_SIZE), 0, 0);
             }
-            touchedPosition = Math.max(touchedPosition, Math.min(page, limit));
+            work += pages;
+            touchedPosition = (int)Math.max(touchedPosition, Math.min(firstPage + (long)pages * PAGE_SIZE, limit));
             return work;
         }
         finally
@@ -992,8 +1044,11 @@ final class Segment
         }
     }
 
-    /** Close and trim an appendable segment's files to its data (clean shutdown). */
-    void closeTrimmed(final FileSync sync) throws IOException
+    /**
+     * Flush and trim an appendable segment's files to its data (clean shutdown). The mapping stays: a reader may
+     * still be inside it (it reads only below the size, which the trim keeps); {@link #close()} unmaps it.
+     */
+    void trimForClose(final FileSync sync) throws IOException
     {
         lock.lock();
         try
@@ -1016,7 +1071,6 @@ final class Segment
         {
             lock.unlock();
         }
-        close();
     }
 
     /** Delete the segment's files (the mapping, if any, stays valid until {@link #close()}). */

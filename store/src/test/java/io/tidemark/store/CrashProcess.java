@@ -55,13 +55,21 @@ final class CrashProcess implements AutoCloseable
     /** Start {@code CrashChild} with the given arguments; its stderr goes to {@code stderr}. */
     static CrashProcess start(final Path stderr, final String... args) throws IOException
     {
+        return start(CrashChild.class, stderr, args);
+    }
+
+    /** Start the {@code main} of another child class of the test class path; its stderr goes to {@code stderr}. */
+    static CrashProcess start(final Class<?> main, final Path stderr, final String... args) throws IOException
+    {
         final List<String> command = new ArrayList<>();
         command.add(javaBinary());
         command.add(JVM_FLAG_EXPORTS);
         command.add(JVM_FLAG_VALUE);
+        // A child that dies of a signal writes its crash report beside its stderr, never into the working directory.
+        command.add("-XX:ErrorFile=" + stderr.toAbsolutePath().resolveSibling("hs_err_pid%p.log"));
         command.add("-cp");
         command.add(System.getProperty("java.class.path"));
-        command.add(CrashChild.class.getName());
+        command.add(main.getName());
         command.addAll(List.of(args));
         Files.createDirectories(stderr.toAbsolutePath().getParent());
         final Process process = new ProcessBuilder(command)
