@@ -73,7 +73,7 @@ class ClusterTest
         try (ReplicationCluster cluster = ReplicationCluster.start(root, 3, ctx))
         {
             cluster.createTopic("orders", 2, 3);
-            assertTrue(cluster.awaitLeaders("orders", 10_000));
+            assertTrue(cluster.awaitLeaders("orders", 60_000));
             try (Producer producer = new Producer(cluster, new ProducerContext()))
             {
                 for (int i = 0; i < 10; i++)

@@ -78,7 +78,7 @@ class CommittedOffsetsTest
             .minInsyncReplicas(2)))
         {
             cluster.createTopic("orders", 1, 3);
-            cluster.awaitLeaders("orders", 10_000);
+            cluster.awaitLeaders("orders", 60_000);
             produce(cluster, 0, 100);
             try (Consumer first = new Consumer(cluster, group))
             {
@@ -89,7 +89,7 @@ class CommittedOffsetsTest
             }
             final int leader = cluster.leaderOf(tp);
             cluster.killHost(leader);
-            assertTrue(cluster.await(() -> cluster.leaderOf(tp) >= 0 && cluster.leaderOf(tp) != leader, 10_000));
+            assertTrue(cluster.await(() -> cluster.leaderOf(tp) >= 0 && cluster.leaderOf(tp) != leader, 60_000));
             produce(cluster, 100, 150);
             try (Consumer second = new Consumer(cluster, new ConsumerContext().groupId("billing")))
             {
@@ -103,7 +103,7 @@ class CommittedOffsetsTest
         try (ReplicationCluster cluster = ReplicationCluster.start(root, 3, new ReplicationContext()
             .minInsyncReplicas(2)))
         {
-            assertTrue(cluster.awaitLeaders("orders", 10_000));
+            assertTrue(cluster.awaitLeaders("orders", 60_000));
             try (Consumer third = new Consumer(cluster, new ConsumerContext().groupId("billing")))
             {
                 third.assign(List.of(tp));

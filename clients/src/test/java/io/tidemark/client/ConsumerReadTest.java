@@ -158,7 +158,7 @@ class ConsumerReadTest
         try (ReplicationCluster cluster = ReplicationCluster.start(root, 3, new ReplicationContext()))
         {
             cluster.createTopic("t", 1, 3);
-            cluster.awaitLeaders("t", 10_000);
+            cluster.awaitLeaders("t", 60_000);
             final TopicPartition tp = new TopicPartition("t", 0);
             try (Producer producer = new Producer(cluster, new ProducerContext());
                 Consumer idling = new Consumer(cluster, new ConsumerContext());

@@ -32,7 +32,7 @@ class FlushCloseTest
         final ReplicationCluster cluster = ReplicationCluster.start(root, 3, new ReplicationContext()
             .minInsyncReplicas(2));
         cluster.createTopic(topic, partitions, 3);
-        cluster.awaitLeaders(topic, 10_000);
+        cluster.awaitLeaders(topic, 60_000);
         return cluster;
     }
 

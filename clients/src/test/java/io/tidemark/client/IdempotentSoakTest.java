@@ -81,7 +81,7 @@ class IdempotentSoakTest
             .minInsyncReplicas(2)))
         {
             cluster.createTopic("soak", 3, 3);
-            assertTrue(cluster.awaitLeaders("soak", 10_000));
+            assertTrue(cluster.awaitLeaders("soak", 60_000));
             final RandomDrops faults = new RandomDrops();
             final Outcomes outcomes = new Outcomes();
             final List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();

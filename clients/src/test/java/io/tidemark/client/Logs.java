@@ -34,7 +34,7 @@ final class Logs
     {
         try (PartitionReader reader = cluster.openReader(tp))
         {
-            if (!cluster.await(() -> reader.highWatermark() >= offset, 10_000))
+            if (!cluster.await(() -> reader.highWatermark() >= offset, 60_000))
             {
                 throw new AssertionError(tp + " high watermark " + reader.highWatermark() + " never reached " + offset);
             }

@@ -97,7 +97,7 @@ class PartitionerTest
         try (Deterministic d = new Deterministic(root, 2, Deterministic.ctx()))
         {
             d.cluster.createTopic("t", 4, 1); // replication factor 1: a dead host leaves its partitions leaderless
-            d.cluster.awaitLeaders("t", 5_000);
+            d.cluster.awaitLeaders("t", 60_000);
             d.settle();
             d.cluster.killHost(0);
             d.advance(1000);

@@ -68,7 +68,7 @@ class SendModesTest
     {
         final String topic = "modes-" + (acks < 0 ? "all" : Integer.toString(acks)) + "-" + mode.name().toLowerCase();
         cluster.createTopic(topic, 1, 3);
-        cluster.awaitLeaders(topic, 10_000);
+        cluster.awaitLeaders(topic, 60_000);
         final TopicPartition tp = new TopicPartition(topic, 0);
         final List<String> sent = new ArrayList<>();
         final List<Long> offsets = new ArrayList<>();

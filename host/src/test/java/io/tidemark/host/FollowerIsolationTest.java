@@ -76,7 +76,7 @@ class FollowerIsolationTest
                 final int follower = pickFollower(cluster, before);
                 final long isolatedAt = System.nanoTime();
                 cluster.host(follower).command("isolate");
-                assertTrue(ProcessCluster.await(() -> !cluster.state(TOPIC, 0).inIsr(follower), 10_000),
+                assertTrue(ProcessCluster.await(() -> !cluster.state(TOPIC, 0).inIsr(follower), 60_000),
                     "the isolated follower left the ISR: " + cluster.state(TOPIC, 0));
                 final long leftAfterMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - isolatedAt);
                 System.out.println("isolated follower (host " + follower + ") left the ISR " + leftAfterMs +
@@ -116,7 +116,7 @@ class FollowerIsolationTest
             if (host != state.leader())
             {
                 cluster.host(host).commands.println("status");
-                final String status = cluster.host(host).awaitLine("status", 10_000);
+                final String status = cluster.host(host).awaitLine("status", 60_000);
                 if (status.contains("controller=false"))
                 {
                     return host;

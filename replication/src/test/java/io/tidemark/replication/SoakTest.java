@@ -57,7 +57,7 @@ class SoakTest
                 .maxMessageBytes(64 * 1024).pretouchBytes(64 * 1024))))
         {
             cluster.createTopic("soak", PARTITIONS, 3);
-            assertTrue(cluster.awaitLeaders("soak", 10_000));
+            assertTrue(cluster.awaitLeaders("soak", 60_000));
             final int session = cluster.sessions().register((tp, id, offset, error) ->
             {
                 final String value = pending.remove(id);

@@ -56,7 +56,7 @@ class SteadyStateAllocationTest
             .logContextFactory((dir) -> new LogContext().logDir(dir).segmentBytes(64L * 1024 * 1024).pretouchBytes(0))))
         {
             cluster.createTopic("alloc", 1, 3);
-            assertTrue(cluster.awaitLeaders("alloc", 5_000));
+            assertTrue(cluster.awaitLeaders("alloc", 60_000));
             final TopicPartition tp = new TopicPartition("alloc", 0);
             final int session = cluster.sessions().register((partition, id, offset, error) ->
             {

@@ -86,7 +86,7 @@ class UnassignedReplicaFetchTest
         {
             // partition 0 of the topic is on hosts 0, 1, 2: host 3 is not one of its replicas
             final PartitionState state = cluster.createTopic("t", 1, 3).get(0);
-            assertTrue(cluster.awaitLeaders("t", 10_000));
+            assertTrue(cluster.awaitLeaders("t", 60_000));
             assertTrue(!state.assigned(3), state.toString());
             final TopicPartition tp = new TopicPartition("t", 0);
             final PartitionState current = cluster.state(tp);
@@ -98,7 +98,7 @@ class UnassignedReplicaFetchTest
                 1 << 20, 1, 0, 42L);
             assertTrue(transport.sendRequest(3, current.leader(), FetchMessages.FETCH_REQUEST, request, 0,
                 request.capacity()));
-            assertTrue(cluster.await(() -> transport.toHost3.contains(ReplicationError.NOT_ASSIGNED_REPLICA), 10_000),
+            assertTrue(cluster.await(() -> transport.toHost3.contains(ReplicationError.NOT_ASSIGNED_REPLICA), 60_000),
                 "responses to host 3: " + transport.toHost3);
 
             assertEquals(null, leader.leaderState.follower(3), "no follower state for a stranger");
