@@ -93,7 +93,17 @@ class KafkaClientsTest
             }
         }
         final List<ConsumerRecord<String, String>> read = readAll(topic, 3, logEnd);
-        assertEquals(logEnd, read.size(), "every record in the logs is read");
+        if (acks.equals("0"))
+        {
+            // acks=0: the producer's close does not wait for the listener to append what it sent, so records may
+            // still land after the logs' ends were read above; none may be missing and none made up
+            assertTrue(read.size() >= logEnd && read.size() <= count, "every record in the logs is read: " +
+                read.size() + " read, " + logEnd + " in the logs at the check, " + count + " sent");
+        }
+        else
+        {
+            assertEquals(logEnd, read.size(), "every record in the logs is read");
+        }
         final long[] nextOffset = new long[3];
         final int[] lastValue = {-1, -1, -1};
         final Set<String> values = new HashSet<>();
@@ -131,7 +141,7 @@ class KafkaClientsTest
             }
             consumer.assign(assigned);
             consumer.seekToBeginning(assigned);
-            final long deadline = System.currentTimeMillis() + 30_000;
+            final long deadline = System.currentTimeMillis() + 60_000; // a liveness guard
             while (read.size() < count && System.currentTimeMillis() < deadline)
             {
                 consumer.poll(Duration.ofMillis(200)).forEach(read::add);
