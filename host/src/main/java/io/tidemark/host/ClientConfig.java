@@ -33,9 +33,11 @@ public final class ClientConfig
     public static final String REQUEST_MAX_BYTES = "request.max.bytes";
     /** How long a read waits for its answer before giving up, in ms. */
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
+    /** The Aeron MTU of the client's requests: {@code auto} or bytes, as a host's ({@link HostConfig#TRANSPORT_MTU}). */
+    public static final String TRANSPORT_MTU = HostConfig.TRANSPORT_MTU;
     /** Keys of this class (the rest are ZooKeeper's). */
     public static final Set<String> KEYS = Set.of(CLUSTER_ID, CLIENT_ENDPOINT, AERON_DIR, REQUEST_MAX_BYTES,
-        REQUEST_TIMEOUT_MS);
+        REQUEST_TIMEOUT_MS, TRANSPORT_MTU);
 
     /** Default {@link #REQUEST_MAX_BYTES}: an eighth of a leader's default produce queue, less the header. */
     public static final int DEFAULT_REQUEST_MAX_BYTES = 4 * 1024 * 1024 / 8 - 64;
@@ -45,6 +47,7 @@ public final class ClientConfig
     private String aeronDir;
     private int requestMaxBytes = DEFAULT_REQUEST_MAX_BYTES;
     private long requestTimeoutMs = 5_000;
+    private int transportMtu = io.tidemark.aeron.UdpChannels.AUTO;
     private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
 
     /**
@@ -92,6 +95,7 @@ public final class ClientConfig
         {
             config.requestTimeoutMs = parse(REQUEST_TIMEOUT_MS, properties.getProperty(REQUEST_TIMEOUT_MS));
         }
+        config.transportMtu = HostConfig.parseMtu(TRANSPORT_MTU, properties.getProperty(TRANSPORT_MTU));
         return config.validate();
     }
 
@@ -132,7 +136,21 @@ public final class ClientConfig
         {
             throw new ConfigException(AERON_DIR, "no media driver directory at " + aeronDir);
         }
+        HostConfig.checkMtu(TRANSPORT_MTU, transportMtu);
         zooKeeper.conclude();
+        return this;
+    }
+
+    /** @return the configured MTU ({@link #TRANSPORT_MTU}), or {@link io.tidemark.aeron.UdpChannels#AUTO}. */
+    public int transportMtu()
+    {
+        return transportMtu;
+    }
+
+    /** @param mtu the MTU ({@link #TRANSPORT_MTU}), or {@link io.tidemark.aeron.UdpChannels#AUTO}. @return this. */
+    public ClientConfig transportMtu(final int mtu)
+    {
+        this.transportMtu = mtu;
         return this;
     }
 

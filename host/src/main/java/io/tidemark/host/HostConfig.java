@@ -28,7 +28,7 @@ import java.util.Set;
  * zookeeper.root=/tidemark/orders-eu
  * zookeeper.user=tidemark
  * zookeeper.password=...
- * # optional: host.threading=shared|latency (default shared: see THREADING),
+ * # optional: host.threading=shared|latency (default shared: see THREADING), transport.mtu=auto|BYTES,
  * # aeron.dir=/dev/shm/aeron (an external media driver; default: embedded), and any replication key
  * # (replica.lag.time.max.ms, min.insync.replicas, ...; see ReplicationContext)
  * </pre>
@@ -47,12 +47,19 @@ public final class HostConfig
     /** Directory of an external Aeron media driver; empty or absent: an embedded one. */
     public static final String AERON_DIR = "aeron.dir";
     /**
-     * The threading profile: {@code shared} (the default: for machines whose cores other processes share; the
-     * host's agents and its gateway run on one thread, the embedded media driver on one more, and both park when
+     * The threading profile: {@code shared} (the default: for machines whose cores other processes share; one
+     * thread runs the embedded media driver, the Aeron client, the gateway and the host's agents, and parks when
      * idle) or {@code latency} (for dedicated machines with cores to spare: the agents, the gateway and the
      * driver's sender and receiver each busy-spin on a thread of their own).
      */
     public static final String THREADING = "host.threading";
+    /**
+     * The Aeron MTU of the host's publications: {@code auto} (the default: the MTU of the interface that reaches
+     * each destination, Aeron's 1,408 bytes on Ethernet, up to 65,504 on loopback or jumbo frames; see
+     * {@link io.tidemark.aeron.UdpChannels}) or a number of bytes, a multiple of 32 in [1024, 65504], for a path whose
+     * MTU is smaller than the hosts' interfaces.
+     */
+    public static final String TRANSPORT_MTU = "transport.mtu";
     /**
      * Replication defaults of a host process where they differ from {@link ReplicationContext}'s, whose sub-second
      * times suit replicas in one JVM. A heartbeat session of 600 ms expired on a busy 2-core machine right after a
@@ -65,7 +72,8 @@ public final class HostConfig
         ReplicationContext.HOST_HEARTBEAT_INTERVAL_MS, "500");
 
     /** Keys of this class (the rest are ZooKeeper's and replication's). */
-    public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR, THREADING);
+    public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR, THREADING,
+        TRANSPORT_MTU);
 
     private static final int MAX_HOSTS = 64;
 
@@ -75,6 +83,7 @@ public final class HostConfig
     private final Map<Integer, String> endpoints = new LinkedHashMap<>();
     private String aeronDir;
     private io.tidemark.aeron.AeronMedia.Profile threading = io.tidemark.aeron.AeronMedia.Profile.SHARED;
+    private int transportMtu = io.tidemark.aeron.UdpChannels.AUTO;
     private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
     private ReplicationContext replication = new ReplicationContext();
     private Map<String, String> replicationProperties = Map.of();
@@ -159,6 +168,7 @@ public final class HostConfig
         config.clusterHosts(properties.getProperty(CLUSTER_HOSTS));
         config.aeronDir(properties.getProperty(AERON_DIR));
         config.threading(parseThreading(properties.getProperty(THREADING)));
+        config.transportMtu(parseMtu(TRANSPORT_MTU, properties.getProperty(TRANSPORT_MTU)));
         if (!kafka.isEmpty())
         {
             if (!kafka.containsKey(KafkaContext.LISTENER))
@@ -182,6 +192,27 @@ public final class HostConfig
             return io.tidemark.aeron.AeronMedia.Profile.LATENCY;
         }
         throw new ConfigException(THREADING, "'" + value.trim() + "' is not shared or latency");
+    }
+
+    /** @return {@link io.tidemark.aeron.UdpChannels#AUTO} for absent or {@code auto}, else the number. */
+    static int parseMtu(final String key, final String value)
+    {
+        if (null == value || value.isBlank() || "auto".equalsIgnoreCase(value.trim()))
+        {
+            return io.tidemark.aeron.UdpChannels.AUTO;
+        }
+        return parseInt(key, value);
+    }
+
+    /** @throws ConfigException unless {@code mtu} is auto or a multiple of 32 in [1024, 65504]. */
+    static void checkMtu(final String key, final int mtu)
+    {
+        if (mtu != io.tidemark.aeron.UdpChannels.AUTO &&
+            (mtu < 1024 || mtu > io.tidemark.aeron.UdpChannels.MAX_MTU || mtu % 32 != 0))
+        {
+            throw new ConfigException(key, "must be auto or a multiple of 32 in [1024, " +
+                io.tidemark.aeron.UdpChannels.MAX_MTU + "]: " + mtu);
+        }
     }
 
     private static int parseInt(final String key, final String value)
@@ -244,6 +275,7 @@ public final class HostConfig
         {
             throw new ConfigException(AERON_DIR, "no media driver directory at " + aeronDir);
         }
+        checkMtu(TRANSPORT_MTU, transportMtu);
         zooKeeper.conclude();
         ReplicationContext.fromProperties(replicationProperties).conclude(); // ranges; the host's own is concluded
         return this;
@@ -408,6 +440,19 @@ public final class HostConfig
         return this;
     }
 
+    /** @return the configured MTU ({@link #TRANSPORT_MTU}), or {@link io.tidemark.aeron.UdpChannels#AUTO}. */
+    public int transportMtu()
+    {
+        return transportMtu;
+    }
+
+    /** @param mtu the MTU ({@link #TRANSPORT_MTU}), or {@link io.tidemark.aeron.UdpChannels#AUTO}. @return this. */
+    public HostConfig transportMtu(final int mtu)
+    {
+        this.transportMtu = mtu;
+        return this;
+    }
+
     /** @return ZooKeeper settings. */
     public ZooKeeperSettings zooKeeper()
     {
@@ -453,7 +498,9 @@ public final class HostConfig
     {
         return "HostConfig{host.id=" + hostId + ", host.dir=" + hostDir + ", cluster.id=" + clusterId +
             ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir + ", host.threading=" +
-            threading.name().toLowerCase(java.util.Locale.ROOT) + ", " + zooKeeper +
+            threading.name().toLowerCase(java.util.Locale.ROOT) + ", transport.mtu=" +
+            (transportMtu == io.tidemark.aeron.UdpChannels.AUTO ? "auto" : Integer.toString(transportMtu)) + ", " +
+            zooKeeper +
             (null == kafka ? "" : ", kafka.listener=" + kafka.host() + ":" + kafka.port()) + '}';
     }
 }

@@ -49,6 +49,7 @@ final class HostGateway implements Agent
     private final ControlChannel channel;
     private final ProducerSessions sessions;
     private final EpochClock clock;
+    private final int transportMtu;
     private final Subscription gatewayIn;
     private final Subscription controlIn;
     private final FragmentAssembler gatewayAssembler = new FragmentAssembler(this::onRequest);
@@ -124,9 +125,10 @@ final class HostGateway implements Agent
 
     HostGateway(final int hostId, final int clusterHash, final Aeron aeron, final String ownChannel,
         final ReplicaNode node, final ControlChannel channel, final ProducerSessions sessions,
-        final EpochClock clock)
+        final EpochClock clock, final int transportMtu)
     {
         this.hostId = hostId;
+        this.transportMtu = transportMtu;
         this.clusterHash = clusterHash;
         this.aeron = aeron;
         this.node = node;
@@ -251,13 +253,16 @@ final class HostGateway implements Agent
         {
             final byte[] channelBytes = new byte[channelLength];
             buffer.getBytes(offset + HELLO_CHANNEL_OFFSET, channelBytes);
-            final String replyChannel = new String(channelBytes, StandardCharsets.US_ASCII);
-            if (!replyChannel.startsWith("aeron:udp?endpoint="))
+            // only the endpoint comes from the client: the publication's parameters are this host's, for its path
+            final String endpoint = io.tidemark.aeron.UdpChannels.endpointOf(
+                new String(channelBytes, StandardCharsets.US_ASCII));
+            if (null == endpoint || !isEndpoint(endpoint))
             {
                 rejectedRequests++;
                 return;
             }
-            peer = new ClientPeer(clientId, aeron.addPublication(replyChannel, REPLY_STREAM_ID));
+            peer = new ClientPeer(clientId, aeron.addPublication(
+                io.tidemark.aeron.UdpChannels.publication(endpoint, transportMtu), REPLY_STREAM_ID));
             clients.put(clientId, peer);
         }
         final long now = clock.time();
@@ -267,6 +272,32 @@ final class HostGateway implements Agent
         {
             pendingHellos.add(peer);
         }
+    }
+
+    /** @return whether {@code endpoint} is {@code address:port} of printable characters without a separator. */
+    private static boolean isEndpoint(final String endpoint)
+    {
+        final int colon = endpoint.lastIndexOf(':');
+        if (colon <= 0 || colon == endpoint.length() - 1 || endpoint.length() > 300)
+        {
+            return false;
+        }
+        for (int i = 0; i < endpoint.length(); i++)
+        {
+            final char c = endpoint.charAt(i);
+            if (c <= ' ' || c > '~' || c == '|' || c == '?' || c == '=')
+            {
+                return false;
+            }
+        }
+        for (int i = colon + 1; i < endpoint.length(); i++)
+        {
+            if (!Character.isDigit(endpoint.charAt(i)))
+            {
+                return false;
+            }
+        }
+        return endpoint.length() - colon - 1 <= 5 && Integer.parseInt(endpoint.substring(colon + 1)) <= 65535;
     }
 
     private void onProduce(final ClientPeer peer, final DirectBuffer buffer, final int offset, final int length)

@@ -115,8 +115,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             this.hostId = hostId;
             this.info = info;
-            this.gateway = aeron.addPublication("aeron:udp?endpoint=" + info.endpoint(),
-                GatewayMessages.GATEWAY_STREAM_ID);
+            this.gateway = aeron.addPublication(io.tidemark.aeron.UdpChannels.publication(info.endpoint(),
+                config.transportMtu()), GatewayMessages.GATEWAY_STREAM_ID);
         }
 
         void helloIfDue(final long now)
@@ -177,8 +177,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 AeronMedia.connectExternal(config.aeronDir());
             opened.add(media);
             this.aeron = media.aeron();
-            this.replies = aeron.addSubscription("aeron:udp?endpoint=" + config.endpoint(),
-                GatewayMessages.REPLY_STREAM_ID);
+            this.replies = aeron.addSubscription(io.tidemark.aeron.UdpChannels.subscription(config.endpoint(),
+                config.transportMtu()), GatewayMessages.REPLY_STREAM_ID);
             opened.add(replies);
             this.replyChannel = resolveReplyChannel(replies).getBytes(StandardCharsets.US_ASCII);
             final ErrorHandler errorHandler = (t) -> logger.log(System.Logger.Level.ERROR, "client", t);

@@ -101,10 +101,24 @@ public final class TidemarkHost implements AutoCloseable
             this.hostData = (incarnation + " " + config.endpoints().get(hostId)).getBytes(StandardCharsets.UTF_8);
             ZooKeeperHostLiveness.register(client, root, hostId, hostData,
                 2L * config.zooKeeper().sessionTimeoutMs());
+            final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
+            // shared with an embedded driver: the driver and the Aeron client run in the host's one duty cycle
             this.media = null == config.aeronDir() ?
-                AeronMedia.launchEmbedded(embeddedAeronDir(config), config.threading(), this::onTransportDeath) :
+                AeronMedia.launchEmbedded(embeddedAeronDir(config), config.threading(), this::onTransportDeath,
+                    shared) :
                 AeronMedia.connectExternal(config.aeronDir(), this::onTransportDeath);
             resources.push(media);
+            // shared with an embedded driver: one thread runs the driver and the Aeron client from now on (the
+            // driver expects the client's keepalives while the replica logs recover), and the gateway and the replica
+            // host's agents join its duty cycle once they exist
+            final HostDuty duty = media.invoked() ? new HostDuty(media, hostId) : null;
+            if (null != duty)
+            {
+                final AgentRunner dutyRunner = new AgentRunner(AeronMedia.invokedIdleStrategy(), errorHandler, null,
+                    duty);
+                AgentRunner.startOnThread(dutyRunner);
+                resources.push(dutyRunner);
+            }
             final Aeron aeron = media.aeron();
             final int clusterHash = GatewayMessages.clusterHash(config.clusterId());
             final int maxHosts = config.maxHosts();
@@ -123,7 +137,6 @@ public final class TidemarkHost implements AutoCloseable
             this.channel = new ControlChannel(maxHosts, (h) -> h == hostId, link);
             final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
             resources.push(liveness);
-            final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
             final ReplicationContext ctx = config.replication().hostLiveness(liveness)
                 .threadingMode(shared ? ReplicationContext.ThreadingMode.INVOKER :
                     ReplicationContext.ThreadingMode.PER_HOST)
@@ -134,15 +147,24 @@ public final class TidemarkHost implements AutoCloseable
                 sessions, errorHandler);
             resources.push(node);
             this.gateway = new HostGateway(hostId, clusterHash, aeron, channelOf(config, hostId), node, channel,
-                sessions, SystemEpochClock.INSTANCE);
-            // shared: the gateway and every agent of the replica host on one thread that parks when idle;
+                sessions, SystemEpochClock.INSTANCE, config.transportMtu());
+            // shared: the embedded driver, the Aeron client, the gateway and every agent of the replica host on one
+            // thread that parks when idle (with an external driver, all but the driver and the client's conductor);
             // latency: the gateway busy-spins on a thread of its own, the host's agents on another
-            final AgentRunner runner = shared ?
-                new AgentRunner(AeronMedia.sharedIdleStrategy(), errorHandler, null,
-                    new CompositeAgent(gateway, new NodeAgent(node))) :
-                new AgentRunner(new BusySpinIdleStrategy(), errorHandler, null, gateway);
-            AgentRunner.startOnThread(runner);
-            resources.push(runner);
+            if (null != duty)
+            {
+                duty.attach(new CompositeAgent(gateway, new NodeAgent(node)));
+                resources.push(duty::detach);
+            }
+            else
+            {
+                final AgentRunner runner = shared ?
+                    new AgentRunner(AeronMedia.sharedIdleStrategy(), errorHandler, null,
+                        new CompositeAgent(gateway, new NodeAgent(node))) :
+                    new AgentRunner(new BusySpinIdleStrategy(), errorHandler, null, gateway);
+                AgentRunner.startOnThread(runner);
+                resources.push(runner);
+            }
             this.zooKeeperTasks = Executors.newSingleThreadExecutor((r) ->
             {
                 final Thread thread = new Thread(r, "tidemark-zookeeper-" + hostId);
@@ -241,10 +263,19 @@ public final class TidemarkHost implements AutoCloseable
         resources.push(channel);
     }
 
+    /**
+     * @return the channel of this host's subscriptions for its own id, of its publications to {@code host} for
+     *         another's, each sized for its path ({@link io.tidemark.aeron.UdpChannels}); null for an unknown host.
+     */
     static String channelOf(final HostConfig config, final int host)
     {
         final String endpoint = config.endpoints().get(host);
-        return null == endpoint ? null : "aeron:udp?endpoint=" + endpoint;
+        if (null == endpoint)
+        {
+            return null;
+        }
+        return host == config.hostId() ? io.tidemark.aeron.UdpChannels.subscription(endpoint, config.transportMtu()) :
+            io.tidemark.aeron.UdpChannels.publication(endpoint, config.transportMtu());
     }
 
     private static Path embeddedAeronDir(final HostConfig config)
@@ -383,6 +414,81 @@ public final class TidemarkHost implements AutoCloseable
         catch (final java.util.concurrent.ExecutionException ex)
         {
             return ex.getCause();
+        }
+    }
+
+    /**
+     * The host's one thread in the shared profile with an embedded driver: each duty cycle runs the media driver and
+     * the Aeron client's conductor, then the gateway and the replica host's agents once they are attached. Detaching
+     * (a clean stop) waits for a cycle in progress, so that the node can close while the driver keeps running.
+     */
+    private static final class HostDuty implements Agent
+    {
+        private final AeronMedia media;
+        private final int hostId;
+        private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
+        private volatile Agent work;
+
+        HostDuty(final AeronMedia media, final int hostId)
+        {
+            this.media = media;
+            this.hostId = hostId;
+        }
+
+        void attach(final Agent agent)
+        {
+            work = agent;
+        }
+
+        /** Stop running the attached agent (it is closed here) but keep running the driver. */
+        void detach()
+        {
+            final Agent agent = work;
+            lock.lock();
+            try
+            {
+                work = null;
+            }
+            finally
+            {
+                lock.unlock();
+            }
+            if (null != agent)
+            {
+                agent.onClose();
+            }
+        }
+
+        @Override
+        public int doWork() throws Exception
+        {
+            int done = media.invoke();
+            if (null != work)
+            {
+                lock.lock();
+                try
+                {
+                    final Agent agent = work;
+                    done += null == agent ? 0 : agent.doWork();
+                }
+                finally
+                {
+                    lock.unlock();
+                }
+            }
+            return done;
+        }
+
+        @Override
+        public void onClose()
+        {
+            detach();
+        }
+
+        @Override
+        public String roleName()
+        {
+            return "tidemark-host-" + hostId;
         }
     }
 
