@@ -2,9 +2,11 @@ package io.tidemark.aeron;
 
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
+import io.aeron.Image;
 import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.Header;
+import io.tidemark.replication.HostLiveness;
 import io.tidemark.replication.Transport;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -12,8 +14,10 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.function.IntFunction;
+import java.util.function.IntToLongFunction;
 
 /**
  * The replication {@link Transport} over Aeron: the same flyweight-encoded fetch messages as the in-process ring
@@ -21,9 +25,18 @@ import java.util.function.IntFunction;
  * between machines). Each replica host has one Aeron channel (its endpoint); on it, stream
  * {@link #REQUEST_STREAM_ID_BASE}{@code + host} carries the requests to the host and stream
  * {@link #RESPONSE_STREAM_ID_BASE}{@code + host * MAX_HOSTS + leader} the responses its fetcher for {@code leader}
- * receives. Each message is prefixed with its 4-byte type and the 4-byte cluster id (a message of another cluster
- * is dropped); a response larger than the MTU is fragmented by Aeron and reassembled by a {@link FragmentAssembler}
- * before the protocol sees it. Batches travel as the bytes the leader read from its mapping.
+ * receives. Each message travels in a frame ({@link FrameDescriptor}): its type, the cluster id, the sending host and
+ * its incarnation, the receiving host's incarnation, a sequence number and a tag keyed with the cluster secret. A
+ * frame is checked before anything of it is used: its tag, its cluster, that its sender is a host of the cluster in
+ * the incarnation it registered with (and, on a response stream, the leader the stream is for), that it is addressed
+ * to this incarnation of the receiving host, and that its sequence number is new ({@link ReplayWindow}). A frame that
+ * fails is dropped and counted ({@link EdgeCounters}); requests reach the protocol with their authenticated sender
+ * ({@link Transport.RequestHandler}). A response larger than the MTU is fragmented by Aeron and reassembled by a
+ * {@link FragmentAssembler} before it is checked. Batches travel as the bytes the leader read from its mapping.
+ * <p>
+ * Incarnations come from a registry ({@link HostLiveness#registeredIncarnation}, ZooKeeper across processes); a
+ * transport without one ({@link HostLiveness#ANY_INCARNATION}, tests in one JVM) gives each host a new epoch at every
+ * {@link #hostUp} and accepts a sender's newer epoch in place of an older one.
  * <p>
  * A host served by this process gets its subscriptions and its publications at {@link #hostUp} and loses them at
  * {@link #hostDown}. A send returns {@code false} on back-pressure or when nobody subscribes at the destination
@@ -36,8 +49,8 @@ import java.util.function.IntFunction;
  * <p>
  * Thread-safety: sends from any thread (Aeron's concurrent publications); each host's subscriptions are polled by
  * one thread, its host agent and its fetchers; {@link #hostUp} and {@link #hostDown} run while the host's agents
- * are stopped, as {@code ReplicationCluster} calls them. Nothing is allocated per message after a thread's first
- * send.
+ * are stopped, as {@code ReplicationCluster} calls them. Sends to one destination stream serialize on its
+ * {@link FrameWriter}. Nothing is allocated per message.
  */
 public final class AeronTransport implements Transport, AutoCloseable
 {
@@ -47,27 +60,29 @@ public final class AeronTransport implements Transport, AutoCloseable
     public static final int REQUEST_STREAM_ID_BASE = 1_000;
     /** Stream id of the responses host 0 receives from host 0; see the class comment. */
     public static final int RESPONSE_STREAM_ID_BASE = 10_000;
-    /** Bytes ahead of each message: its type, then the cluster id. */
-    public static final int TYPE_HEADER_LENGTH = 8;
+    /** Bytes ahead of each message: its frame. */
+    public static final int TYPE_HEADER_LENGTH = FrameDescriptor.HEADER_LENGTH;
+
+    private static final AtomicLong EPOCHS = new AtomicLong();
 
     private final Aeron aeron;
     private final boolean ownsAeron;
     private final int hostCount;
     private final IntFunction<String> channelOfHost;
+    private final int clusterId;
+    private final ClusterSecret secret;
+    private final IntToLongFunction registry;
+    private final EdgeCounters counters;
+    private final long[] localEpochs;
     private final AtomicReferenceArray<Inbound> requestInbound;
     private final AtomicReferenceArray<Inbound> responseInbound;
-    private final AtomicReferenceArray<Publication> requestOut;
-    private final AtomicReferenceArray<Publication> responseOut;
-    private static final System.Logger LOGGER = System.getLogger(AeronTransport.class.getName());
-
-    private final int clusterId;
-    private volatile long lastForeignLogMs = Long.MIN_VALUE / 2;
-    private final java.util.concurrent.atomic.AtomicLong foreignMessages = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicReferenceArray<Outbound> requestOut;
+    private final AtomicReferenceArray<Outbound> responseOut;
     private volatile boolean isolated;
-    private final ThreadLocal<UnsafeBuffer> typeHeader =
-        ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[TYPE_HEADER_LENGTH]));
 
     /**
+     * An unauthenticated transport without an incarnation registry and cluster id 0 (tests in one JVM).
+     *
      * @param aeron         a connected Aeron client.
      * @param ownsAeron     whether {@link #close} closes it.
      * @param hostCount     host ids are in {@code [0, hostCount)}, at most {@link #MAX_HOSTS}.
@@ -81,16 +96,32 @@ public final class AeronTransport implements Transport, AutoCloseable
     }
 
     /**
+     * An unauthenticated transport without an incarnation registry (tests).
+     *
+     * @param clusterId carried by every message; a message of another cluster is dropped and counted.
+     */
+    public AeronTransport(final Aeron aeron, final boolean ownsAeron, final int hostCount,
+        final IntFunction<String> channelOfHost, final int clusterId)
+    {
+        this(aeron, ownsAeron, hostCount, channelOfHost, clusterId, ClusterSecret.insecure(),
+            (host) -> HostLiveness.ANY_INCARNATION, new EdgeCounters("transport"));
+    }
+
+    /**
      * @param aeron         a connected Aeron client.
      * @param ownsAeron     whether {@link #close} closes it.
      * @param hostCount     host ids are in {@code [0, hostCount)}, at most {@link #MAX_HOSTS}.
      * @param channelOfHost the Aeron channel of each host.
-     * @param clusterId     carried by every message; a message of another cluster that reaches these streams (a
-     *                      misconfigured host of another cluster on the same endpoints) is dropped and counted
-     *                      ({@link #foreignMessages()}).
+     * @param clusterId     carried by every message; a message of another cluster (a misconfigured host of another
+     *                      cluster on the same endpoints) is dropped and counted.
+     * @param secret        keys the frames' tags ({@link ClusterSecret#insecure()}: none).
+     * @param registry      each host's registered incarnation ({@link HostLiveness#registeredIncarnation}), this
+     *                      process's hosts included.
+     * @param counters      where drops are counted and logged.
      */
     public AeronTransport(final Aeron aeron, final boolean ownsAeron, final int hostCount,
-        final IntFunction<String> channelOfHost, final int clusterId)
+        final IntFunction<String> channelOfHost, final int clusterId, final ClusterSecret secret,
+        final IntToLongFunction registry, final EdgeCounters counters)
     {
         if (hostCount < 1 || hostCount > MAX_HOSTS)
         {
@@ -109,6 +140,10 @@ public final class AeronTransport implements Transport, AutoCloseable
         this.hostCount = hostCount;
         this.channelOfHost = channelOfHost;
         this.clusterId = clusterId;
+        this.secret = secret;
+        this.registry = registry;
+        this.counters = counters;
+        this.localEpochs = new long[hostCount];
         this.requestInbound = new AtomicReferenceArray<>(hostCount);
         this.responseInbound = new AtomicReferenceArray<>(hostCount * hostCount);
         this.requestOut = new AtomicReferenceArray<>(hostCount * hostCount);
@@ -154,7 +189,7 @@ public final class AeronTransport implements Transport, AutoCloseable
     }
 
     /**
-     * @return the largest message every open publication carries (Aeron's limit for its term length, less the type
+     * @return the largest message every open publication carries (Aeron's limit for its term length, less the frame
      *         header), or {@link Integer#MAX_VALUE} while none is open. {@code ReplicationCluster} checks it against
      *         {@code replica.fetch.max.bytes} when it starts.
      */
@@ -170,14 +205,14 @@ public final class AeronTransport implements Transport, AutoCloseable
         return max;
     }
 
-    private static int lengthLimit(final Publication publication)
+    private static int lengthLimit(final Outbound outbound)
     {
-        return null == publication ? Integer.MAX_VALUE : publication.maxMessageLength() - TYPE_HEADER_LENGTH;
+        return null == outbound ? Integer.MAX_VALUE : outbound.publication.maxMessageLength() - TYPE_HEADER_LENGTH;
     }
 
     /**
      * The largest message a send from one host can carry: Aeron's limit for the publications' term length, less the
-     * type header.
+     * frame header.
      *
      * @param fromHost a host that is up in this process.
      * @return the limit in bytes, or -1 when the host has no publication here.
@@ -186,10 +221,10 @@ public final class AeronTransport implements Transport, AutoCloseable
     {
         for (int to = 0; to < hostCount; to++)
         {
-            final Publication publication = responseOut.get(pair(fromHost, to));
-            if (null != publication)
+            final Outbound outbound = responseOut.get(pair(fromHost, to));
+            if (null != outbound)
             {
-                return publication.maxMessageLength() - TYPE_HEADER_LENGTH;
+                return outbound.publication.maxMessageLength() - TYPE_HEADER_LENGTH;
             }
         }
         return -1;
@@ -200,7 +235,7 @@ public final class AeronTransport implements Transport, AutoCloseable
         final int fromHost, final int toHost, final int msgTypeId, final DirectBuffer buffer, final int offset,
         final int length)
     {
-        return offer(requestOut.get(pair(fromHost, toHost)), msgTypeId, buffer, offset, length);
+        return offer(requestOut.get(pair(fromHost, toHost)), toHost, msgTypeId, buffer, offset, length);
     }
 
     @Override
@@ -208,41 +243,50 @@ public final class AeronTransport implements Transport, AutoCloseable
         final int fromHost, final int toHost, final int msgTypeId, final DirectBuffer buffer, final int offset,
         final int length)
     {
-        return offer(responseOut.get(pair(fromHost, toHost)), msgTypeId, buffer, offset, length);
+        return offer(responseOut.get(pair(fromHost, toHost)), toHost, msgTypeId, buffer, offset, length);
     }
 
     private boolean offer(
-        final Publication publication, final int msgTypeId, final DirectBuffer buffer, final int offset,
+        final Outbound outbound, final int toHost, final int msgTypeId, final DirectBuffer buffer, final int offset,
         final int length)
     {
-        if (null == publication || length + TYPE_HEADER_LENGTH > publication.maxMessageLength())
+        if (null == outbound || isolated)
         {
             return false;
         }
-        if (isolated)
+        final long receiverEpoch = registry.applyAsLong(toHost);
+        if (receiverEpoch == HostLiveness.NOT_REGISTERED)
         {
-            return false;
+            return false; // not registered now: nobody to address; the protocol retries
         }
-        final UnsafeBuffer header = typeHeader.get();
-        header.putInt(0, msgTypeId);
-        header.putInt(4, clusterId);
-        // Positive: sent. NOT_CONNECTED, BACK_PRESSURED, ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED: the
+        // Positive: sent. NOT_CONNECTED, BACK_PRESSURED, ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, TOO_LONG: the
         // protocol retries later, as it does for a full ring.
-        return publication.offer(header, 0, TYPE_HEADER_LENGTH, buffer, offset, length) > 0;
+        return outbound.writer.offer(outbound.publication, msgTypeId,
+            receiverEpoch == HostLiveness.ANY_INCARNATION ? 0 : receiverEpoch, buffer, offset, length) > 0;
     }
 
     @Override
-    public int pollRequests(final int host, final MessageHandler handler, final int limit)
+    public int pollRequests(final int host, final RequestHandler handler, final int limit)
     {
         final Inbound inbound = requestInbound.get(host);
-        return null == inbound ? 0 : inbound.poll(handler, limit);
+        if (null == inbound)
+        {
+            return 0;
+        }
+        inbound.requestHandler = handler;
+        return inbound.subscription.poll(inbound.assembler, limit);
     }
 
     @Override
     public int pollResponses(final int host, final int fromHost, final MessageHandler handler, final int limit)
     {
         final Inbound inbound = responseInbound.get(pair(host, fromHost));
-        return null == inbound ? 0 : inbound.poll(handler, limit);
+        if (null == inbound)
+        {
+            return 0;
+        }
+        inbound.responseHandler = handler;
+        return inbound.subscription.poll(inbound.assembler, limit);
     }
 
     /**
@@ -254,8 +298,11 @@ public final class AeronTransport implements Transport, AutoCloseable
     {
         checkHost(host);
         hostDown(host);
+        final long registered = registry.applyAsLong(host);
+        localEpochs[host] = registered > 0 ? registered :
+            System.currentTimeMillis() * 1_000 + EPOCHS.incrementAndGet() % 1_000; // grows across restarts
         final String own = channelOfHost.apply(host);
-        requestInbound.set(host, new Inbound(aeron.addSubscription(own, requestStreamId(host)), this));
+        requestInbound.set(host, new Inbound(aeron.addSubscription(own, requestStreamId(host)), host, -1));
         for (int other = 0; other < hostCount; other++)
         {
             if (other == host)
@@ -263,10 +310,12 @@ public final class AeronTransport implements Transport, AutoCloseable
                 continue;
             }
             responseInbound.set(pair(host, other),
-                new Inbound(aeron.addSubscription(own, responseStreamId(host, other)), this));
+                new Inbound(aeron.addSubscription(own, responseStreamId(host, other)), host, other));
             final String theirs = channelOfHost.apply(other);
-            requestOut.set(pair(host, other), aeron.addPublication(theirs, requestStreamId(other)));
-            responseOut.set(pair(host, other), aeron.addPublication(theirs, responseStreamId(other, host)));
+            requestOut.set(pair(host, other), new Outbound(aeron.addPublication(theirs, requestStreamId(other)),
+                new FrameWriter(secret, clusterId, FrameDescriptor.HOST, host, localEpochs[host], 0)));
+            responseOut.set(pair(host, other), new Outbound(aeron.addPublication(theirs, responseStreamId(other, host)),
+                new FrameWriter(secret, clusterId, FrameDescriptor.HOST, host, localEpochs[host], 0)));
         }
     }
 
@@ -299,23 +348,16 @@ public final class AeronTransport implements Transport, AutoCloseable
         return isolated;
     }
 
-    private void onForeignMessage(final int otherClusterId, final int streamId)
-    {
-        foreignMessages.incrementAndGet();
-        final long now = System.currentTimeMillis();
-        if (now - lastForeignLogMs > 10_000)
-        {
-            lastForeignLogMs = now;
-            LOGGER.log(System.Logger.Level.WARNING, "dropping messages of another cluster (id " + otherClusterId +
-                ", ours " + clusterId + ") on stream " + streamId + ": two clusters share endpoints; " +
-                foreignMessages.get() + " dropped so far");
-        }
-    }
-
     /** @return messages dropped because they carried another cluster's id. */
     public long foreignMessages()
     {
-        return foreignMessages.get();
+        return counters.dropped(EdgeCounters.Stream.FETCH, EdgeCounters.Reason.FOREIGN_CLUSTER);
+    }
+
+    /** @return where this transport counts what it drops. */
+    public EdgeCounters counters()
+    {
+        return counters;
     }
 
     /** Close every host's streams, and the Aeron client when this transport owns it. */
@@ -332,43 +374,82 @@ public final class AeronTransport implements Transport, AutoCloseable
         }
     }
 
-    /** One subscription with its reassembly, delivering to the poller's handler. */
-    private static final class Inbound implements AutoCloseable
+    /** A publication to another host's stream with the writer of its frames. */
+    private record Outbound(Publication publication, FrameWriter writer) implements AutoCloseable
     {
-        private final Subscription subscription;
-        private final FragmentAssembler assembler = new FragmentAssembler(this::onMessage);
-        private final UnsafeBuffer copy = new UnsafeBuffer(0, 0);
-        private final AeronTransport transport;
-        private MessageHandler handler;
+        @Override
+        public void close()
+        {
+            publication.close();
+        }
+    }
 
-        Inbound(final Subscription subscription, final AeronTransport transport)
+    /**
+     * One subscription with its reassembly and checks, delivering to the poller's handler: the request stream of a
+     * host (from every other host, {@code leader} -1) or the response stream from one leader.
+     */
+    private final class Inbound implements AutoCloseable
+    {
+        final Subscription subscription;
+        final FragmentAssembler assembler = new FragmentAssembler(this::onMessage);
+        private final UnsafeBuffer copy = new UnsafeBuffer(0, 0);
+        private final FrameReader reader = new FrameReader(secret, clusterId);
+        private final ReplayWindow[] windows = new ReplayWindow[hostCount];
+        private final int host;
+        private final int leader;
+        RequestHandler requestHandler;
+        MessageHandler responseHandler;
+
+        Inbound(final Subscription subscription, final int host, final int leader)
         {
             this.subscription = subscription;
-            this.transport = transport;
-        }
-
-        int poll(final MessageHandler handler, final int limit)
-        {
-            this.handler = handler;
-            return subscription.poll(assembler, limit);
+            this.host = host;
+            this.leader = leader;
+            for (int i = 0; i < hostCount; i++)
+            {
+                windows[i] = new ReplayWindow();
+            }
         }
 
         private void onMessage(final DirectBuffer buffer, final int offset, final int length, final Header header)
         {
-            if (length < TYPE_HEADER_LENGTH)
-            {
-                return; // not ours: every message of this transport carries its type
-            }
-            if (transport.isolated)
+            if (isolated)
             {
                 return;
             }
-            if (buffer.getInt(offset + 4) != transport.clusterId)
+            final EdgeCounters.Reason refused = reader.verify(buffer, offset, length);
+            if (null != refused)
             {
-                transport.onForeignMessage(buffer.getInt(offset + 4), subscription.streamId());
+                drop(refused, -1, header);
                 return;
             }
-            final int msgTypeId = buffer.getInt(offset);
+            final long sender = reader.senderId();
+            if (reader.senderKind() != FrameDescriptor.HOST || sender < 0 || sender >= hostCount || sender == host ||
+                (leader >= 0 && sender != leader))
+            {
+                drop(EdgeCounters.Reason.UNKNOWN_SENDER, sender, header);
+                return;
+            }
+            final int from = (int)sender;
+            final ReplayWindow window = windows[from];
+            final long senderEpoch = reader.senderEpoch();
+            final long registered = registry.applyAsLong(from);
+            if (registered == HostLiveness.ANY_INCARNATION ? senderEpoch < window.epoch() : senderEpoch != registered)
+            {
+                drop(EdgeCounters.Reason.STALE_SENDER, sender, header);
+                return;
+            }
+            final long own = registry.applyAsLong(host);
+            if (own != HostLiveness.ANY_INCARNATION && reader.receiverEpoch() != own)
+            {
+                drop(EdgeCounters.Reason.WRONG_RECEIVER, sender, header);
+                return;
+            }
+            if (!window.accept(senderEpoch, reader.sequence()))
+            {
+                drop(EdgeCounters.Reason.REPLAYED, sender, header);
+                return;
+            }
             final MutableDirectBuffer mutable;
             if (buffer instanceof MutableDirectBuffer m)
             {
@@ -379,7 +460,20 @@ public final class AeronTransport implements Transport, AutoCloseable
                 copy.wrap(buffer, 0, buffer.capacity());
                 mutable = copy;
             }
-            handler.onMessage(msgTypeId, mutable, offset + TYPE_HEADER_LENGTH, length - TYPE_HEADER_LENGTH);
+            if (leader < 0)
+            {
+                requestHandler.onRequest(from, reader.type(), mutable, reader.payloadOffset(), reader.payloadLength());
+            }
+            else
+            {
+                responseHandler.onMessage(reader.type(), mutable, reader.payloadOffset(), reader.payloadLength());
+            }
+        }
+
+        private void drop(final EdgeCounters.Reason reason, final long sender, final Header header)
+        {
+            counters.drop(EdgeCounters.Stream.FETCH, reason, sender, header.context() instanceof Image image ?
+                image.sourceIdentity() : null);
         }
 
         @Override

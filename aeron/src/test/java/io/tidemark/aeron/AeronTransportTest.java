@@ -45,6 +45,12 @@ class AeronTransportTest
     {
     }
 
+    private static io.tidemark.replication.Transport.RequestHandler requestsInto(final List<Received> out)
+    {
+        final MessageHandler handler = into(out);
+        return (from, type, buffer, index, length) -> handler.onMessage(type, buffer, index, length);
+    }
+
     private static MessageHandler into(final List<Received> out)
     {
         return (type, buffer, index, length) ->
@@ -100,7 +106,7 @@ class AeronTransportTest
         final byte[] request = randomBytes(100);
         sendRequest(transport, 1, 0, 7, request);
         final List<Received> atZero = new ArrayList<>();
-        await(() -> transport.pollRequests(0, into(atZero), 10) >= 0 && !atZero.isEmpty(), "request at host 0");
+        await(() -> transport.pollRequests(0, requestsInto(atZero), 10) >= 0 && !atZero.isEmpty(), "request at host 0");
         assertEquals(1, atZero.size());
         assertEquals(7, atZero.get(0).type());
         assertArrayEquals(request, atZero.get(0).bytes());
@@ -134,7 +140,7 @@ class AeronTransportTest
         final byte[] fresh = randomBytes(16);
         sendRequest(transport, 2, 0, 3, fresh);
         final List<Received> afterRestart = new ArrayList<>();
-        await(() -> transport.pollRequests(0, into(afterRestart), 10) >= 0 &&
+        await(() -> transport.pollRequests(0, requestsInto(afterRestart), 10) >= 0 &&
             afterRestart.stream().anyMatch((r) -> java.util.Arrays.equals(fresh, r.bytes())), "request after restart");
         assertArrayEquals(fresh, afterRestart.get(afterRestart.size() - 1).bytes());
         for (int i = 0; i < afterRestart.size() - 1; i++)
@@ -210,7 +216,7 @@ class AeronTransportTest
             final List<Received> received = new ArrayList<>();
             await(() ->
             {
-                ours.pollRequests(1, into(received), 10);
+                ours.pollRequests(1, requestsInto(received), 10);
                 return ours.foreignMessages() > 0;
             }, "the foreign request counted");
             assertTrue(received.isEmpty(), "nothing of another cluster is delivered");

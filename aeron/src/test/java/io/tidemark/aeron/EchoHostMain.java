@@ -32,7 +32,7 @@ public final class EchoHostMain
         System.out.flush();
         while (true)
         {
-            final int polled = transport.pollRequests(1, (type, buffer, index, length) ->
+            final int polled = transport.pollRequests(1, (from, type, buffer, index, length) ->
             {
                 reply.wrap(buffer, index, length);
                 while (!transport.sendResponse(1, 0, type + 1, reply, 0, length))

@@ -75,6 +75,7 @@ public final class TidemarkCli implements Callable<Integer>
         SendCommand.class,
         ReadCommand.class,
         ZooKeeperCommand.class,
+        SecretCommand.class,
         CommandLine.HelpCommand.class);
 
     @Spec

@@ -54,6 +54,8 @@ class RemoteClusterCommandsTest
         zooKeeper = new TestingServer(new InstanceSpec(tmp.resolve("zk").toFile(), -1, -1, -1, true, -1, 250, -1),
             true);
         endpoint = "127.0.0.1:" + freeUdpPort();
+        final Cli.Result secret = Cli.run("secret", tmp.resolve("cluster.secret").toString());
+        assertEquals(0, secret.exitCode(), secret.toString());
         final Properties hostProperties = zooKeeperProperties();
         hostProperties.setProperty("host.id", "0");
         hostProperties.setProperty("host.dir", tmp.resolve("host-0").toString());
@@ -88,6 +90,7 @@ class RemoteClusterCommandsTest
         p.setProperty("zookeeper.password", "s3cret-for-tests");
         p.setProperty("zookeeper.session.timeout.ms", "5000");
         p.setProperty("zookeeper.connection.timeout.ms", "5000"); // at most the session: the longest allowed
+        p.setProperty("cluster.secret.file", tmp.resolve("cluster.secret").toString());
         return p;
     }
 

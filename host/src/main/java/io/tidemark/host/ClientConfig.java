@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 
@@ -18,6 +19,7 @@ import java.util.Set;
  * zookeeper.user=tidemark
  * zookeeper.password=...
  * client.endpoint=10.0.0.20:0      # address:port the hosts answer to; port 0: any free port (default 127.0.0.1:0)
+ * cluster.secret.file=/etc/tidemark/cluster.secret   # the hosts' secret; or cluster.insecure=true (try-outs)
  * # optional: aeron.dir (an external media driver), request.max.bytes (default 524224), request.timeout.ms
  * </pre>
  */
@@ -35,9 +37,13 @@ public final class ClientConfig
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
     /** The Aeron MTU of the client's requests: {@code auto} or bytes, as a host's ({@link HostConfig#TRANSPORT_MTU}). */
     public static final String TRANSPORT_MTU = HostConfig.TRANSPORT_MTU;
+    /** File holding the cluster secret (the hosts' file content); readable by its owner only. */
+    public static final String CLUSTER_SECRET_FILE = HostConfig.CLUSTER_SECRET_FILE;
+    /** {@code true}: no secret (only against insecure hosts, local try-outs). */
+    public static final String CLUSTER_INSECURE = HostConfig.CLUSTER_INSECURE;
     /** Keys of this class (the rest are ZooKeeper's). */
     public static final Set<String> KEYS = Set.of(CLUSTER_ID, CLIENT_ENDPOINT, AERON_DIR, REQUEST_MAX_BYTES,
-        REQUEST_TIMEOUT_MS, TRANSPORT_MTU);
+        REQUEST_TIMEOUT_MS, TRANSPORT_MTU, CLUSTER_SECRET_FILE, CLUSTER_INSECURE);
 
     /** Default {@link #REQUEST_MAX_BYTES}: an eighth of a leader's default produce queue, less the header. */
     public static final int DEFAULT_REQUEST_MAX_BYTES = 4 * 1024 * 1024 / 8 - 64;
@@ -49,6 +55,9 @@ public final class ClientConfig
     private long requestTimeoutMs = 5_000;
     private int transportMtu = io.tidemark.aeron.UdpChannels.AUTO;
     private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
+    private Path secretFile;
+    private boolean insecure;
+    private ClusterSecret secret;
 
     /**
      * @return the configuration in a properties file, validated.
@@ -96,6 +105,9 @@ public final class ClientConfig
             config.requestTimeoutMs = parse(REQUEST_TIMEOUT_MS, properties.getProperty(REQUEST_TIMEOUT_MS));
         }
         config.transportMtu = HostConfig.parseMtu(TRANSPORT_MTU, properties.getProperty(TRANSPORT_MTU));
+        final String secretFile = properties.getProperty(CLUSTER_SECRET_FILE);
+        config.secretFile = null == secretFile || secretFile.isBlank() ? null : Path.of(secretFile.trim());
+        config.insecure = HostConfig.parseBoolean(CLUSTER_INSECURE, properties.getProperty(CLUSTER_INSECURE));
         return config.validate();
     }
 
@@ -138,6 +150,7 @@ public final class ClientConfig
         }
         HostConfig.checkMtu(TRANSPORT_MTU, transportMtu);
         zooKeeper.conclude();
+        secret = HostConfig.secret(secretFile, insecure);
         return this;
     }
 
@@ -152,6 +165,32 @@ public final class ClientConfig
     {
         this.transportMtu = mtu;
         return this;
+    }
+
+    /** @param file the cluster secret file, or null. @return this. */
+    public ClientConfig secretFile(final Path file)
+    {
+        this.secretFile = file;
+        this.secret = null;
+        return this;
+    }
+
+    /** @param insecure whether to run without a secret (against insecure hosts only). @return this. */
+    public ClientConfig insecure(final boolean insecure)
+    {
+        this.insecure = insecure;
+        this.secret = null;
+        return this;
+    }
+
+    /** @return the cluster secret (read by {@link #validate()}), never logged. */
+    public ClusterSecret secret()
+    {
+        if (null == secret)
+        {
+            secret = HostConfig.secret(secretFile, insecure);
+        }
+        return secret;
     }
 
     /** @return the cluster's name. */

@@ -1,36 +1,47 @@
 package io.tidemark.host;
 
-import org.agrona.DirectBuffer;
+import io.tidemark.aeron.FrameDescriptor;
 
+import java.net.Inet4Address;
+import java.net.Inet6Address;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
 import java.util.zip.CRC32;
 
 /**
- * Messages between clients and replica hosts, and between the hosts' control channels, over Aeron. Every message
- * starts with the cluster's id (a hash of {@code cluster.id}) and its type; fields are little-endian.
+ * Messages between clients and replica hosts, and between the hosts' control channels, over Aeron. Each is the
+ * payload of a frame ({@link FrameDescriptor}) that carries the cluster id, the message type, the sender (host id
+ * and incarnation, or client id and session), the receiver, a sequence number and the authentication tag. Payload
+ * fields are little-endian, at offsets from the payload's start:
  * <pre>
- *  0        4        8                16       20       24       28   30   32                40       44   48
- *  +--------+--------+----------------+--------+--------+--------+----+----+----------------+--------+----+
- *  |cluster | type   | ...type-specific fields, below                                                      |
- *
- *  HELLO          clientId:8 replyChannelLength:4 replyChannel:n           (client to host)
- *  HELLO_ACK      clientId:8 hostId:4 incarnation:8                        (host to client, on the reply channel)
- *  PRODUCE        clientId:8 partitionId:4 acks:4 timeoutMs:4 producerEpoch:2 pad:2 producerId:8
- *                 baseSequence:4 pad:4 correlationId:8 records...          (at 56)
+ *  HELLO          family:1 pad:1 port:2 address:16                         (client to host: where to answer)
+ *  HELLO_ACK      token:8                                                  (host to client, on the reply channel)
+ *  PRODUCE        partitionId:4 acks:4 timeoutMs:4 producerEpoch:2 pad:2 producerId:8 baseSequence:4 pad:4
+ *                 correlationId:8 records...                               (records at 40)
  *  PRODUCE_RESULT partitionId:4 error:4 correlationId:8 baseOffset:8
- *  READ           clientId:8 partitionId:4 maxBytes:4 offset:8 correlationId:8
+ *  READ           partitionId:4 maxBytes:4 offset:8 correlationId:8
  *  READ_RESULT    partitionId:4 error:4 correlationId:8 highWatermark:8 logStartOffset:8 leaderEpoch:4 pad:4
- *                 batches...                                               (at 56)
- *  GOODBYE        clientId:8                                               (client to host: forget me)
+ *                 batches...                                               (batches at 40)
+ *  GOODBYE        (empty)                                                  (client to host: forget me)
  *  CONTROL        control-channel message (ControlChannel.deliver)         (host to host)
  * </pre>
+ * Frames from a client carry its client id as sender id and, once the host has answered its HELLO, the random token
+ * the host gave it as sender epoch (0 before); frames to a host carry the host's incarnation as receiver epoch.
+ * Frames from a host to a client carry the host's id and incarnation, and the client id as receiver epoch.
+ * <p>
+ * <b>Design note: the reply address.</b> A client states where it listens as an address family, an IP address and
+ * a port, never as an Aeron channel string: the host builds the channel itself, with its own parameters, so nothing
+ * a client sends reaches Aeron's channel parser (a channel string could otherwise ask the host for any term length,
+ * file layout or interface).
+ * <p>
  * Streams on each host's channel: {@link #GATEWAY_STREAM_ID} (client requests), {@link #CONTROL_STREAM_ID}
  * (control messages between hosts and the controller); on each client's reply channel {@link #REPLY_STREAM_ID}.
  */
 final class GatewayMessages
 {
-    static final ByteOrder ORDER = ByteOrder.LITTLE_ENDIAN;
+    static final ByteOrder ORDER = FrameDescriptor.ORDER;
 
     static final int GATEWAY_STREAM_ID = 2_000;
     static final int CONTROL_STREAM_ID = 2_001;
@@ -45,47 +56,44 @@ final class GatewayMessages
     static final int GOODBYE = 7;
     static final int CONTROL = 8;
 
-    static final int CLUSTER_OFFSET = 0;
-    static final int TYPE_OFFSET = 4;
-    static final int HEADER_LENGTH = 8;
+    static final int HELLO_FAMILY_OFFSET = 0;
+    static final int HELLO_PORT_OFFSET = 2;
+    static final int HELLO_ADDRESS_OFFSET = 4;
+    static final int HELLO_LENGTH = 20;
+    static final int FAMILY_IPV4 = 4;
+    static final int FAMILY_IPV6 = 6;
 
-    static final int CLIENT_ID_OFFSET = 8;
+    static final int HELLO_ACK_TOKEN_OFFSET = 0;
+    static final int HELLO_ACK_LENGTH = 8;
 
-    static final int HELLO_CHANNEL_LENGTH_OFFSET = 16;
-    static final int HELLO_CHANNEL_OFFSET = 20;
-    static final int MAX_REPLY_CHANNEL_LENGTH = 1024;
+    static final int PRODUCE_PARTITION_OFFSET = 0;
+    static final int PRODUCE_ACKS_OFFSET = 4;
+    static final int PRODUCE_TIMEOUT_OFFSET = 8;
+    static final int PRODUCE_EPOCH_OFFSET = 12;
+    static final int PRODUCE_PRODUCER_ID_OFFSET = 16;
+    static final int PRODUCE_SEQUENCE_OFFSET = 24;
+    static final int PRODUCE_CORRELATION_OFFSET = 32;
+    static final int PRODUCE_RECORDS_OFFSET = 40;
 
-    static final int HELLO_ACK_HOST_OFFSET = 16;
-    static final int HELLO_ACK_INCARNATION_OFFSET = 20;
-    static final int HELLO_ACK_LENGTH = 28;
+    static final int RESULT_PARTITION_OFFSET = 0;
+    static final int RESULT_ERROR_OFFSET = 4;
+    static final int RESULT_CORRELATION_OFFSET = 8;
+    static final int PRODUCE_RESULT_BASE_OFFSET = 16;
+    static final int PRODUCE_RESULT_LENGTH = 24;
 
-    static final int PRODUCE_PARTITION_OFFSET = 16;
-    static final int PRODUCE_ACKS_OFFSET = 20;
-    static final int PRODUCE_TIMEOUT_OFFSET = 24;
-    static final int PRODUCE_EPOCH_OFFSET = 28;
-    static final int PRODUCE_PRODUCER_ID_OFFSET = 32;
-    static final int PRODUCE_SEQUENCE_OFFSET = 40;
-    static final int PRODUCE_CORRELATION_OFFSET = 48;
-    static final int PRODUCE_RECORDS_OFFSET = 56;
+    static final int READ_PARTITION_OFFSET = 0;
+    static final int READ_MAX_BYTES_OFFSET = 4;
+    static final int READ_OFFSET_OFFSET = 8;
+    static final int READ_CORRELATION_OFFSET = 16;
+    static final int READ_LENGTH = 24;
 
-    static final int RESULT_PARTITION_OFFSET = 8;
-    static final int RESULT_ERROR_OFFSET = 12;
-    static final int RESULT_CORRELATION_OFFSET = 16;
-    static final int PRODUCE_RESULT_BASE_OFFSET = 24;
-    static final int PRODUCE_RESULT_LENGTH = 32;
+    static final int READ_RESULT_HW_OFFSET = 16;
+    static final int READ_RESULT_LOG_START_OFFSET = 24;
+    static final int READ_RESULT_EPOCH_OFFSET = 32;
+    static final int READ_RESULT_BATCHES_OFFSET = 40;
 
-    static final int READ_PARTITION_OFFSET = 16;
-    static final int READ_MAX_BYTES_OFFSET = 20;
-    static final int READ_OFFSET_OFFSET = 24;
-    static final int READ_CORRELATION_OFFSET = 32;
-    static final int READ_LENGTH = 40;
-
-    static final int READ_RESULT_HW_OFFSET = 24;
-    static final int READ_RESULT_LOG_START_OFFSET = 32;
-    static final int READ_RESULT_EPOCH_OFFSET = 40;
-    static final int READ_RESULT_BATCHES_OFFSET = 56;
-
-    static final int GOODBYE_LENGTH = 16;
+    /** Longest type-specific header a client puts before its records (the PRODUCE fields). */
+    static final int MAX_PREFIX_LENGTH = PRODUCE_RECORDS_OFFSET;
 
     private GatewayMessages()
     {
@@ -102,16 +110,64 @@ final class GatewayMessages
         return (int)crc.getValue();
     }
 
-    /** @return whether the message is long enough for a header and carries this cluster's id. */
-    static boolean isOurs(final DirectBuffer buffer, final int offset, final int length, final int clusterHash)
+    /**
+     * @param address a unicast address of the client.
+     * @param port    its port.
+     * @param out     receives the HELLO payload ({@link #HELLO_LENGTH} bytes).
+     */
+    static void encodeHello(final InetAddress address, final int port, final org.agrona.MutableDirectBuffer out)
     {
-        return length >= HEADER_LENGTH && buffer.getInt(offset + CLUSTER_OFFSET, ORDER) == clusterHash;
+        final byte[] bytes = address.getAddress();
+        out.setMemory(0, HELLO_LENGTH, (byte)0);
+        out.putByte(HELLO_FAMILY_OFFSET, (byte)(bytes.length == 4 ? FAMILY_IPV4 : FAMILY_IPV6));
+        out.putShort(HELLO_PORT_OFFSET, (short)port, ORDER);
+        out.putBytes(HELLO_ADDRESS_OFFSET, bytes);
     }
 
-    /** @return the message type. */
-    static int type(final DirectBuffer buffer, final int offset)
+    /**
+     * The reply endpoint of a HELLO, from its binary address and port (no string from the client reaches Aeron's
+     * channel parser): the host builds the reply channel to it with its own parameters.
+     *
+     * @return {@code <address>:<port>} ({@code [v6]:port} for IPv6), or null when the HELLO does not name a unicast
+     *         address and a port in [1, 65535] (multicast, any-local and link-local are refused).
+     */
+    static String replyEndpoint(final org.agrona.DirectBuffer buffer, final int offset, final int length)
     {
-        return buffer.getInt(offset + TYPE_OFFSET, ORDER);
+        if (length != HELLO_LENGTH || buffer.getByte(offset + 1) != 0)
+        {
+            return null;
+        }
+        final int family = buffer.getByte(offset + HELLO_FAMILY_OFFSET);
+        final int port = buffer.getShort(offset + HELLO_PORT_OFFSET, ORDER) & 0xFFFF;
+        if (port == 0 || (family != FAMILY_IPV4 && family != FAMILY_IPV6))
+        {
+            return null;
+        }
+        final byte[] bytes = new byte[family == FAMILY_IPV4 ? 4 : 16];
+        buffer.getBytes(offset + HELLO_ADDRESS_OFFSET, bytes);
+        for (int i = bytes.length; i < 16; i++)
+        {
+            if (buffer.getByte(offset + HELLO_ADDRESS_OFFSET + i) != 0)
+            {
+                return null;
+            }
+        }
+        final InetAddress address;
+        try
+        {
+            address = InetAddress.getByAddress(bytes); // no name lookup: from raw bytes
+        }
+        catch (final UnknownHostException ex)
+        {
+            return null;
+        }
+        if (address.isMulticastAddress() || address.isAnyLocalAddress() || address.isLinkLocalAddress())
+        {
+            return null;
+        }
+        final String host = address instanceof Inet6Address ? "[" + address.getHostAddress() + "]" :
+            address instanceof Inet4Address ? address.getHostAddress() : null;
+        return null == host ? null : host + ":" + port;
     }
 
     /**

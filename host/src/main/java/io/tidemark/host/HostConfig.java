@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.kafka.KafkaContext;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
@@ -28,10 +29,14 @@ import java.util.Set;
  * zookeeper.root=/tidemark/orders-eu
  * zookeeper.user=tidemark
  * zookeeper.password=...
+ * cluster.secret.file=/etc/tidemark/cluster.secret
  * # optional: host.threading=shared|latency (default shared: see THREADING), transport.mtu=auto|BYTES,
- * # aeron.dir=/dev/shm/aeron (an external media driver; default: embedded), and any replication key
+ * # aeron.dir=/dev/shm/aeron (an external media driver; default: embedded), client.max (256),
+ * # client.max.per.address (32), client.idle.timeout.ms (30000), and any replication key
  * # (replica.lag.time.max.ms, min.insync.replicas, ...; see ReplicationContext)
  * </pre>
+ * Cluster traffic is authenticated with the secret in {@code cluster.secret.file}, a file only its owner may read
+ * ({@link ClusterSecret}); running without one takes the explicit {@code cluster.insecure=true}.
  * Every value is checked by {@link #validate()}: a bad one is a {@link ConfigException} naming its key.
  */
 public final class HostConfig
@@ -71,9 +76,31 @@ public final class HostConfig
         ReplicationContext.HOST_SESSION_TIMEOUT_MS, "6000",
         ReplicationContext.HOST_HEARTBEAT_INTERVAL_MS, "500");
 
+    /** File holding the cluster secret that authenticates every message; readable by its owner only. */
+    public static final String CLUSTER_SECRET_FILE = "cluster.secret.file";
+    /** {@code true}: no secret, messages are not authenticated (local try-outs only; logged loudly). */
+    public static final String CLUSTER_INSECURE = "cluster.insecure";
+    /** Most clients a host serves at once. Default 256. */
+    public static final String CLIENT_MAX = "client.max";
+    /** Most clients a host serves at once from one source address. Default 32. */
+    public static final String CLIENT_MAX_PER_ADDRESS = "client.max.per.address";
+    /** A client not heard from for this long is forgotten (live clients repeat their HELLO every 5 s). Default 30000. */
+    public static final String CLIENT_IDLE_TIMEOUT_MS = "client.idle.timeout.ms";
     /** Keys of this class (the rest are ZooKeeper's and replication's). */
-    public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR, THREADING,
-        TRANSPORT_MTU);
+    public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR,
+        THREADING, TRANSPORT_MTU, CLUSTER_SECRET_FILE, CLUSTER_INSECURE, CLIENT_MAX, CLIENT_MAX_PER_ADDRESS,
+        CLIENT_IDLE_TIMEOUT_MS);
+
+    /**
+     * Limits on a host's clients.
+     *
+     * @param maxClients           most clients at once.
+     * @param maxClientsPerAddress most clients at once from one source address.
+     * @param idleTimeoutMs        a client not heard from for this long is forgotten.
+     */
+    public record ClientLimits(int maxClients, int maxClientsPerAddress, long idleTimeoutMs)
+    {
+    }
 
     private static final int MAX_HOSTS = 64;
 
@@ -84,6 +111,12 @@ public final class HostConfig
     private String aeronDir;
     private io.tidemark.aeron.AeronMedia.Profile threading = io.tidemark.aeron.AeronMedia.Profile.SHARED;
     private int transportMtu = io.tidemark.aeron.UdpChannels.AUTO;
+    private Path secretFile;
+    private boolean insecure;
+    private ClusterSecret secret;
+    private int clientMax = 256;
+    private int clientMaxPerAddress = 32;
+    private long clientIdleTimeoutMs = 30_000;
     private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
     private ReplicationContext replication = new ReplicationContext();
     private Map<String, String> replicationProperties = Map.of();
@@ -167,6 +200,21 @@ public final class HostConfig
         config.clusterId(properties.getProperty(CLUSTER_ID));
         config.clusterHosts(properties.getProperty(CLUSTER_HOSTS));
         config.aeronDir(properties.getProperty(AERON_DIR));
+        final String secretFile = properties.getProperty(CLUSTER_SECRET_FILE);
+        config.secretFile(null == secretFile || secretFile.isBlank() ? null : Path.of(secretFile.trim()));
+        config.insecure(parseBoolean(CLUSTER_INSECURE, properties.getProperty(CLUSTER_INSECURE)));
+        if (null != properties.getProperty(CLIENT_MAX))
+        {
+            config.clientMax = parseInt(CLIENT_MAX, properties.getProperty(CLIENT_MAX));
+        }
+        if (null != properties.getProperty(CLIENT_MAX_PER_ADDRESS))
+        {
+            config.clientMaxPerAddress = parseInt(CLIENT_MAX_PER_ADDRESS, properties.getProperty(CLIENT_MAX_PER_ADDRESS));
+        }
+        if (null != properties.getProperty(CLIENT_IDLE_TIMEOUT_MS))
+        {
+            config.clientIdleTimeoutMs = parseInt(CLIENT_IDLE_TIMEOUT_MS, properties.getProperty(CLIENT_IDLE_TIMEOUT_MS));
+        }
         config.threading(parseThreading(properties.getProperty(THREADING)));
         config.transportMtu(parseMtu(TRANSPORT_MTU, properties.getProperty(TRANSPORT_MTU)));
         if (!kafka.isEmpty())
@@ -213,6 +261,52 @@ public final class HostConfig
             throw new ConfigException(key, "must be auto or a multiple of 32 in [1024, " +
                 io.tidemark.aeron.UdpChannels.MAX_MTU + "]: " + mtu);
         }
+    }
+
+    static boolean parseBoolean(final String key, final String value)
+    {
+        if (null == value || value.isBlank() || "false".equalsIgnoreCase(value.trim()))
+        {
+            return false;
+        }
+        if ("true".equalsIgnoreCase(value.trim()))
+        {
+            return true;
+        }
+        throw new ConfigException(key, "must be true or false: " + value);
+    }
+
+    /**
+     * The cluster secret a configuration asks for: exactly one of a secret file or {@code cluster.insecure=true}.
+     *
+     * @throws ConfigException naming the key at fault.
+     */
+    static ClusterSecret secret(final Path secretFile, final boolean insecure)
+    {
+        if (null != secretFile && insecure)
+        {
+            throw new ConfigException(CLUSTER_INSECURE, "true, but " + CLUSTER_SECRET_FILE + " is set too: choose " +
+                "one");
+        }
+        if (insecure)
+        {
+            return ClusterSecret.insecure();
+        }
+        if (null == secretFile)
+        {
+            throw new ConfigException(CLUSTER_SECRET_FILE, "missing: cluster traffic is authenticated with a " +
+                "secret file (create one with: tidemark secret FILE); for a local try-out without one, set " +
+                CLUSTER_INSECURE + "=true");
+        }
+        return ClusterSecret.load(secretFile, CLUSTER_SECRET_FILE);
+    }
+
+    /** The line a host or client logs at start when its cluster traffic is not authenticated. */
+    static String insecureWarning(final String who)
+    {
+        return "INSECURE: " + who + " runs with " + CLUSTER_INSECURE + "=true: cluster traffic is NOT " +
+            "authenticated; anyone who can send a datagram to its endpoints can forge fetches, control messages and " +
+            "client requests. For local try-outs only; set " + CLUSTER_SECRET_FILE + " for anything else.";
     }
 
     private static int parseInt(final String key, final String value)
@@ -276,8 +370,23 @@ public final class HostConfig
             throw new ConfigException(AERON_DIR, "no media driver directory at " + aeronDir);
         }
         checkMtu(TRANSPORT_MTU, transportMtu);
+        if (clientMax < 1 || clientMax > 65_536)
+        {
+            throw new ConfigException(CLIENT_MAX, "must be in [1, 65536]: " + clientMax);
+        }
+        if (clientMaxPerAddress < 1 || clientMaxPerAddress > clientMax)
+        {
+            throw new ConfigException(CLIENT_MAX_PER_ADDRESS, "must be in [1, " + CLIENT_MAX + "=" + clientMax + "]: " +
+                clientMaxPerAddress);
+        }
+        if (clientIdleTimeoutMs < 15_000 || clientIdleTimeoutMs > 3_600_000)
+        {
+            throw new ConfigException(CLIENT_IDLE_TIMEOUT_MS, "must be in [15000, 3600000] (clients repeat their " +
+                "HELLO every 5 s): " + clientIdleTimeoutMs);
+        }
         zooKeeper.conclude();
         ReplicationContext.fromProperties(replicationProperties).conclude(); // ranges; the host's own is concluded
+        secret = secret(secretFile, insecure);
         return this;
     }
 
@@ -453,6 +562,52 @@ public final class HostConfig
         return this;
     }
 
+    /** @param file the cluster secret file, or null. @return this. */
+    public HostConfig secretFile(final Path file)
+    {
+        this.secretFile = file;
+        this.secret = null;
+        return this;
+    }
+
+    /** @param insecure whether to run without a secret (local try-outs only). @return this. */
+    public HostConfig insecure(final boolean insecure)
+    {
+        this.insecure = insecure;
+        this.secret = null;
+        return this;
+    }
+
+    /** @return the cluster secret (read by {@link #validate()}), never logged. */
+    public ClusterSecret secret()
+    {
+        if (null == secret)
+        {
+            secret = secret(secretFile, insecure);
+        }
+        return secret;
+    }
+
+    /** @return the limits on this host's clients. */
+    public ClientLimits clientLimits()
+    {
+        return new ClientLimits(clientMax, clientMaxPerAddress, clientIdleTimeoutMs);
+    }
+
+    /**
+     * @param maxClients           most clients at once.
+     * @param maxClientsPerAddress most from one source address.
+     * @param idleTimeoutMs        a client not heard from for this long is forgotten.
+     * @return this.
+     */
+    public HostConfig clientLimits(final int maxClients, final int maxClientsPerAddress, final long idleTimeoutMs)
+    {
+        this.clientMax = maxClients;
+        this.clientMaxPerAddress = maxClientsPerAddress;
+        this.clientIdleTimeoutMs = idleTimeoutMs;
+        return this;
+    }
+
     /** @return ZooKeeper settings. */
     public ZooKeeperSettings zooKeeper()
     {
@@ -500,7 +655,7 @@ public final class HostConfig
             ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir + ", host.threading=" +
             threading.name().toLowerCase(java.util.Locale.ROOT) + ", transport.mtu=" +
             (transportMtu == io.tidemark.aeron.UdpChannels.AUTO ? "auto" : Integer.toString(transportMtu)) + ", " +
-            zooKeeper +
+            (insecure ? CLUSTER_INSECURE + "=true" : CLUSTER_SECRET_FILE + "=" + secretFile) + ", " + zooKeeper +
             (null == kafka ? "" : ", kafka.listener=" + kafka.host() + ":" + kafka.port()) + '}';
     }
 }

@@ -2,10 +2,18 @@ package io.tidemark.host;
 
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
+import io.aeron.Image;
 import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.Header;
+import io.tidemark.aeron.ClusterSecret;
+import io.tidemark.aeron.EdgeCounters;
+import io.tidemark.aeron.FrameDescriptor;
+import io.tidemark.aeron.FrameReader;
+import io.tidemark.aeron.FrameWriter;
+import io.tidemark.aeron.ReplayWindow;
 import io.tidemark.replication.ControlChannel;
+import io.tidemark.replication.HostLiveness;
 import io.tidemark.replication.ProducerSessions;
 import io.tidemark.replication.ReplicaNode;
 import io.tidemark.replication.ReplicationError;
@@ -17,44 +25,66 @@ import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
+import org.agrona.collections.Object2IntHashMap;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
+import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.function.IntToLongFunction;
 
 import static io.tidemark.host.GatewayMessages.*;
 
 /**
  * A host's door to the network besides the fetch transport: control messages from other hosts and the controller
- * (handed to the {@link ControlChannel}), and client requests (produce onto the leader's queue, read committed
- * batches). A client introduces itself with HELLO and its reply channel; the gateway opens a publication to it and
- * a producer session whose outcomes it sends there. Messages carrying another cluster's id are dropped and counted.
+ * (handed to the {@link ControlChannel} with their authenticated sender), and client requests (produce onto the
+ * leader's queue, read committed batches). Every message is a frame ({@link FrameDescriptor}) checked before
+ * anything of it is used: its tag, its cluster, its sender and receiver, and its sequence number; a frame that fails
+ * is dropped and counted ({@link EdgeCounters}).
+ * <p>
+ * A client introduces itself with HELLO, stating the address and port it listens on; the gateway builds the reply
+ * channel itself from them, with its own parameters ({@link GatewayMessages}), opens a publication to it and a
+ * producer session whose outcomes it sends there, and answers with a random token that every later request of the
+ * client must carry. Clients are limited in number, in total and per source address ({@link HostConfig}), and one
+ * not heard from for the idle timeout is forgotten (a live client repeats its HELLO every few seconds), so a replayed
+ * request of a client long gone names no known token.
  * <p>
  * An Agrona {@link Agent} on its own thread. Produce outcomes are sent from the host agent's thread (the
  * session's listener); everything else from this one.
  */
 final class HostGateway implements Agent
 {
-    private static final long IDLE_CLIENT_MS = 30_000;
     private static final int READ_MAX_BYTES_LIMIT = 4 * 1024 * 1024;
+    private static final long HELLO_ACK_RETRY_MS = 5_000;
+    /** Parameters of the reply channels the host builds: its own term length, sparse files. */
+    static final String REPLY_CHANNEL_PARAMETERS = "|term-length=4m|sparse=true";
 
     private final int hostId;
+    private final long incarnation;
     private final int clusterHash;
+    private final ClusterSecret secret;
     private final Aeron aeron;
     private final ReplicaNode node;
     private final ControlChannel channel;
     private final ProducerSessions sessions;
     private final EpochClock clock;
     private final int transportMtu;
+    private final IntToLongFunction registry;
+    private final EdgeCounters counters;
+    private final HostConfig.ClientLimits limits;
     private final Subscription gatewayIn;
     private final Subscription controlIn;
     private final FragmentAssembler gatewayAssembler = new FragmentAssembler(this::onRequest);
     private final FragmentAssembler controlAssembler = new FragmentAssembler(this::onControl);
+    private final FrameReader gatewayReader;
+    private final FrameReader controlReader;
+    private final ReplayWindow[] controlWindows;
+    private final SecureRandom random = new SecureRandom();
     private final Long2ObjectHashMap<ClientPeer> clients = new Long2ObjectHashMap<>();
+    private final Object2IntHashMap<String> clientsPerAddress = new Object2IntHashMap<>(0);
     private final List<ClientPeer> pendingHellos = new ArrayList<>();
     private final Int2ObjectHashMap<LogReader> readers = new Int2ObjectHashMap<>();
     private final org.agrona.collections.Int2IntHashMap readerEpochs = new org.agrona.collections.Int2IntHashMap(-2);
@@ -63,26 +93,31 @@ final class HostGateway implements Agent
     private int readLength;
     private int readLimit;
     private long nextHousekeepingMs;
-    private long foreignMessages;
-    private long rejectedRequests;
 
-    /** A client this host has heard from: its reply publication and its producer session here. */
+    /** A client this host has heard from: its reply publication, token, replay window and producer session here. */
     private final class ClientPeer
     {
         final long clientId;
+        final long token;
+        final String sourceAddress;
         final Publication reply;
+        final FrameWriter writer;
+        final ReplayWindow window = new ReplayWindow();
         final int session;
         final UnsafeBuffer result = new UnsafeBuffer(ByteBuffer.allocateDirect(PRODUCE_RESULT_LENGTH));
+        final UnsafeBuffer ack = new UnsafeBuffer(new byte[HELLO_ACK_LENGTH]);
         long lastHeardMs;
         long helloDeadlineMs;
 
-        ClientPeer(final long clientId, final Publication reply)
+        ClientPeer(final long clientId, final long token, final String sourceAddress, final Publication reply)
         {
             this.clientId = clientId;
+            this.token = token;
+            this.sourceAddress = sourceAddress;
             this.reply = reply;
+            this.writer = new FrameWriter(secret, clusterHash, FrameDescriptor.HOST, hostId, incarnation, 0);
             this.session = sessions.register(this::onComplete);
-            result.putInt(CLUSTER_OFFSET, clusterHash, ORDER);
-            result.putInt(TYPE_OFFSET, PRODUCE_RESULT, ORDER);
+            ack.putLong(HELLO_ACK_TOKEN_OFFSET, token, ORDER);
         }
 
         /** On the host agent's thread: the outcome of a produce request of this client. */
@@ -101,19 +136,14 @@ final class HostGateway implements Agent
                 result.putInt(RESULT_ERROR_OFFSET, error.ordinal(), ORDER);
                 result.putLong(RESULT_CORRELATION_OFFSET, correlationId, ORDER);
                 result.putLong(PRODUCE_RESULT_BASE_OFFSET, baseOffset, ORDER);
-                reply.offer(result, 0, PRODUCE_RESULT_LENGTH); // lost on back-pressure: the client times out, retries
+                // lost on back-pressure: the client times out and retries
+                writer.offer(reply, PRODUCE_RESULT, clientId, result, 0, PRODUCE_RESULT_LENGTH);
             }
         }
 
         boolean sendHelloAck()
         {
-            final UnsafeBuffer ack = new UnsafeBuffer(new byte[HELLO_ACK_LENGTH]);
-            ack.putInt(CLUSTER_OFFSET, clusterHash, ORDER);
-            ack.putInt(TYPE_OFFSET, HELLO_ACK, ORDER);
-            ack.putLong(CLIENT_ID_OFFSET, clientId, ORDER);
-            ack.putInt(HELLO_ACK_HOST_OFFSET, hostId, ORDER);
-            ack.putLong(HELLO_ACK_INCARNATION_OFFSET, node.incarnation(), ORDER);
-            return reply.offer(ack, 0, HELLO_ACK_LENGTH) > 0;
+            return writer.offer(reply, HELLO_ACK, clientId, ack, 0, HELLO_ACK_LENGTH) > 0;
         }
 
         void close()
@@ -123,24 +153,35 @@ final class HostGateway implements Agent
         }
     }
 
-    HostGateway(final int hostId, final int clusterHash, final Aeron aeron, final String ownChannel,
-        final ReplicaNode node, final ControlChannel channel, final ProducerSessions sessions,
-        final EpochClock clock, final int transportMtu)
+    HostGateway(final int hostId, final long incarnation, final int clusterHash, final ClusterSecret secret,
+        final Aeron aeron, final String ownChannel, final ReplicaNode node, final ControlChannel channel,
+        final ProducerSessions sessions, final EpochClock clock, final IntToLongFunction registry,
+        final EdgeCounters counters, final HostConfig.ClientLimits limits, final int transportMtu)
     {
         this.hostId = hostId;
+        this.incarnation = incarnation;
         this.transportMtu = transportMtu;
         this.clusterHash = clusterHash;
+        this.secret = secret;
         this.aeron = aeron;
         this.node = node;
         this.channel = channel;
         this.sessions = sessions;
         this.clock = clock;
+        this.registry = registry;
+        this.counters = counters;
+        this.limits = limits;
+        this.gatewayReader = new FrameReader(secret, clusterHash);
+        this.controlReader = new FrameReader(secret, clusterHash);
+        this.controlWindows = new ReplayWindow[channel.maxHosts()];
+        for (int i = 0; i < controlWindows.length; i++)
+        {
+            controlWindows[i] = new ReplayWindow();
+        }
         this.gatewayIn = aeron.addSubscription(ownChannel, GATEWAY_STREAM_ID);
         this.controlIn = aeron.addSubscription(ownChannel, CONTROL_STREAM_ID);
         this.readResult = new UnsafeBuffer(ByteBuffer.allocateDirect(READ_RESULT_BATCHES_OFFSET +
             READ_MAX_BYTES_LIMIT));
-        readResult.putInt(CLUSTER_OFFSET, clusterHash, ORDER);
-        readResult.putInt(TYPE_OFFSET, READ_RESULT, ORDER);
     }
 
     @Override
@@ -176,128 +217,226 @@ final class HostGateway implements Agent
         while (it.hasNext())
         {
             final ClientPeer peer = it.next();
-            if (!peer.reply.isConnected() && now - peer.lastHeardMs > IDLE_CLIENT_MS)
+            if (now - peer.lastHeardMs > limits.idleTimeoutMs())
             {
                 it.remove();
-                pendingHellos.remove(peer);
-                peer.close();
+                forget(peer);
                 evicted++;
             }
         }
         return evicted;
     }
 
+    private void forget(final ClientPeer peer)
+    {
+        pendingHellos.remove(peer);
+        final int left = clientsPerAddress.getValue(peer.sourceAddress) - 1;
+        if (left <= 0)
+        {
+            clientsPerAddress.removeKey(peer.sourceAddress);
+        }
+        else
+        {
+            clientsPerAddress.put(peer.sourceAddress, left);
+        }
+        peer.close();
+    }
+
+    private static String source(final Header header)
+    {
+        return header.context() instanceof Image image ? image.sourceIdentity() : null;
+    }
+
+    private static String sourceAddress(final Header header)
+    {
+        final String source = source(header);
+        if (null == source)
+        {
+            return "unknown";
+        }
+        final int colon = source.lastIndexOf(':');
+        return colon > 0 ? source.substring(0, colon) : source;
+    }
+
     private void onControl(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        if (!isOurs(buffer, offset, length, clusterHash) || type(buffer, offset) != CONTROL)
+        final EdgeCounters.Reason refused = controlReader.verify(buffer, offset, length);
+        if (null != refused)
         {
-            foreignMessages++;
+            counters.drop(EdgeCounters.Stream.CONTROL, refused, -1, source(header));
             return;
         }
-        channel.deliver(buffer, offset + HEADER_LENGTH, length - HEADER_LENGTH);
+        final long sender = controlReader.senderId();
+        if (controlReader.senderKind() != FrameDescriptor.HOST || sender < 0 || sender >= controlWindows.length ||
+            sender == hostId)
+        {
+            counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.UNKNOWN_SENDER, sender, source(header));
+            return;
+        }
+        final int from = (int)sender;
+        final long registered = registry.applyAsLong(from);
+        final ReplayWindow window = controlWindows[from];
+        if (registered == HostLiveness.ANY_INCARNATION ? controlReader.senderEpoch() < window.epoch() :
+            controlReader.senderEpoch() != registered)
+        {
+            counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.STALE_SENDER, sender, source(header));
+            return;
+        }
+        if (controlReader.receiverEpoch() != incarnation)
+        {
+            counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.WRONG_RECEIVER, sender, source(header));
+            return;
+        }
+        if (!window.accept(controlReader.senderEpoch(), controlReader.sequence()))
+        {
+            counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.REPLAYED, sender, source(header));
+            return;
+        }
+        if (controlReader.type() != CONTROL)
+        {
+            counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.MALFORMED, sender, source(header));
+            return;
+        }
+        final long malformedBefore = channel.malformedMessages();
+        final long misattributedBefore = channel.misattributedMessages();
+        channel.deliver(from, buffer, controlReader.payloadOffset(), controlReader.payloadLength());
+        if (channel.malformedMessages() != malformedBefore)
+        {
+            counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.MALFORMED, sender, source(header));
+        }
+        else if (channel.misattributedMessages() != misattributedBefore)
+        {
+            counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.MISATTRIBUTED, sender, source(header));
+        }
+    }
+
+    private void drop(final EdgeCounters.Reason reason, final long clientId, final Header header)
+    {
+        counters.drop(EdgeCounters.Stream.CLIENT, reason, clientId, source(header));
     }
 
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        if (!isOurs(buffer, offset, length, clusterHash) || length < CLIENT_ID_OFFSET + 8)
+        final EdgeCounters.Reason refused = gatewayReader.verify(buffer, offset, length);
+        if (null != refused)
         {
-            foreignMessages++;
+            drop(refused, -1, header);
             return;
         }
-        final int type = type(buffer, offset);
-        final long clientId = buffer.getLong(offset + CLIENT_ID_OFFSET, ORDER);
+        final long clientId = gatewayReader.senderId();
+        if (gatewayReader.senderKind() != FrameDescriptor.CLIENT)
+        {
+            drop(EdgeCounters.Reason.UNKNOWN_SENDER, clientId, header);
+            return;
+        }
+        if (gatewayReader.receiverEpoch() != incarnation)
+        {
+            drop(EdgeCounters.Reason.WRONG_RECEIVER, clientId, header);
+            return;
+        }
+        final int type = gatewayReader.type();
+        final int payload = gatewayReader.payloadOffset();
+        final int payloadLength = gatewayReader.payloadLength();
+        ClientPeer peer = clients.get(clientId);
         if (type == HELLO)
         {
-            onHello(clientId, buffer, offset, length);
+            if (null == peer)
+            {
+                peer = newPeer(clientId, buffer, payload, payloadLength, header);
+                if (null == peer)
+                {
+                    return;
+                }
+            }
+            else if (gatewayReader.senderEpoch() != 0 && gatewayReader.senderEpoch() != peer.token)
+            {
+                drop(EdgeCounters.Reason.STALE_SENDER, clientId, header);
+                return;
+            }
+            if (!peer.window.accept(0, gatewayReader.sequence()))
+            {
+                drop(EdgeCounters.Reason.REPLAYED, clientId, header);
+                return;
+            }
+            final long now = clock.time();
+            peer.lastHeardMs = now;
+            peer.helloDeadlineMs = now + HELLO_ACK_RETRY_MS;
+            if (!pendingHellos.contains(peer))
+            {
+                pendingHellos.add(peer);
+            }
             return;
         }
-        final ClientPeer peer = clients.get(clientId);
         if (null == peer)
         {
-            rejectedRequests++; // a client this incarnation never met: it re-introduces itself when it notices
+            drop(EdgeCounters.Reason.UNKNOWN_CLIENT, clientId, header); // it introduces itself again when it notices
+            return;
+        }
+        if (gatewayReader.senderEpoch() != peer.token)
+        {
+            drop(EdgeCounters.Reason.STALE_SENDER, clientId, header);
+            return;
+        }
+        if (!peer.window.accept(0, gatewayReader.sequence()))
+        {
+            drop(EdgeCounters.Reason.REPLAYED, clientId, header);
             return;
         }
         peer.lastHeardMs = clock.time();
-        if (type == PRODUCE && length >= PRODUCE_RECORDS_OFFSET)
+        if (type == PRODUCE && payloadLength >= PRODUCE_RECORDS_OFFSET)
         {
-            onProduce(peer, buffer, offset, length);
+            onProduce(peer, buffer, payload, payloadLength);
         }
-        else if (type == READ && length >= READ_LENGTH)
+        else if (type == READ && payloadLength == READ_LENGTH)
         {
-            onRead(peer, buffer, offset);
+            onRead(peer, buffer, payload);
         }
-        else if (type == GOODBYE)
+        else if (type == GOODBYE && payloadLength == 0)
         {
             clients.remove(clientId);
-            pendingHellos.remove(peer);
-            peer.close();
+            forget(peer);
         }
         else
         {
-            rejectedRequests++;
+            drop(EdgeCounters.Reason.BAD_REQUEST, clientId, header);
         }
     }
 
-    private void onHello(final long clientId, final DirectBuffer buffer, final int offset, final int length)
+    /** A client's first HELLO: check its reply address and the limits, then open its reply channel. */
+    private ClientPeer newPeer(final long clientId, final DirectBuffer buffer, final int offset, final int length,
+        final Header header)
     {
-        final int channelLength = length >= HELLO_CHANNEL_OFFSET ?
-            buffer.getInt(offset + HELLO_CHANNEL_LENGTH_OFFSET, ORDER) : -1;
-        if (channelLength <= 0 || channelLength > MAX_REPLY_CHANNEL_LENGTH ||
-            HELLO_CHANNEL_OFFSET + channelLength > length)
+        final String replyEndpoint = GatewayMessages.replyEndpoint(buffer, offset, length);
+        if (null == replyEndpoint)
         {
-            rejectedRequests++;
-            return;
+            drop(EdgeCounters.Reason.BAD_REQUEST, clientId, header);
+            return null;
         }
-        ClientPeer peer = clients.get(clientId);
-        if (null == peer)
+        final String address = sourceAddress(header);
+        if (clients.size() >= limits.maxClients() ||
+            clientsPerAddress.getValue(address) >= limits.maxClientsPerAddress())
         {
-            final byte[] channelBytes = new byte[channelLength];
-            buffer.getBytes(offset + HELLO_CHANNEL_OFFSET, channelBytes);
-            // only the endpoint comes from the client: the publication's parameters are this host's, for its path
-            final String endpoint = io.tidemark.aeron.UdpChannels.endpointOf(
-                new String(channelBytes, StandardCharsets.US_ASCII));
-            if (null == endpoint || !isEndpoint(endpoint))
-            {
-                rejectedRequests++;
-                return;
-            }
-            peer = new ClientPeer(clientId, aeron.addPublication(
-                io.tidemark.aeron.UdpChannels.publication(endpoint, transportMtu), REPLY_STREAM_ID));
-            clients.put(clientId, peer);
+            drop(EdgeCounters.Reason.CLIENT_LIMIT, clientId, header);
+            return null;
         }
-        final long now = clock.time();
-        peer.lastHeardMs = now;
-        peer.helloDeadlineMs = now + 5_000;
-        if (!pendingHellos.contains(peer))
+        long token;
+        do
         {
-            pendingHellos.add(peer);
+            token = random.nextLong();
         }
+        while (token == 0);
+        final ClientPeer peer = new ClientPeer(clientId, token, address,
+            aeron.addPublication(io.tidemark.aeron.UdpChannels.publication(replyEndpoint, transportMtu) +
+                REPLY_CHANNEL_PARAMETERS, REPLY_STREAM_ID));
+        clients.put(clientId, peer);
+        clientsPerAddress.put(address, clientsPerAddress.getValue(address) + 1);
+        return peer;
     }
 
-    /** @return whether {@code endpoint} is {@code address:port} of printable characters without a separator. */
-    private static boolean isEndpoint(final String endpoint)
+    /** @return clients this host knows now. */
+    int clientCount()
     {
-        final int colon = endpoint.lastIndexOf(':');
-        if (colon <= 0 || colon == endpoint.length() - 1 || endpoint.length() > 300)
-        {
-            return false;
-        }
-        for (int i = 0; i < endpoint.length(); i++)
-        {
-            final char c = endpoint.charAt(i);
-            if (c <= ' ' || c > '~' || c == '|' || c == '?' || c == '=')
-            {
-                return false;
-            }
-        }
-        for (int i = colon + 1; i < endpoint.length(); i++)
-        {
-            if (!Character.isDigit(endpoint.charAt(i)))
-            {
-                return false;
-            }
-        }
-        return endpoint.length() - colon - 1 <= 5 && Integer.parseInt(endpoint.substring(colon + 1)) <= 65535;
+        return clients.size();
     }
 
     private void onProduce(final ClientPeer peer, final DirectBuffer buffer, final int offset, final int length)
@@ -322,7 +461,7 @@ final class HostGateway implements Agent
         final int partitionId = buffer.getInt(offset + READ_PARTITION_OFFSET, ORDER);
         final int maxBytes = Math.max(1, Math.min(READ_MAX_BYTES_LIMIT,
             Math.min(buffer.getInt(offset + READ_MAX_BYTES_OFFSET, ORDER), peer.reply.maxMessageLength() -
-            READ_RESULT_BATCHES_OFFSET)));
+            FrameDescriptor.HEADER_LENGTH - READ_RESULT_BATCHES_OFFSET)));
         final long fetchOffset = buffer.getLong(offset + READ_OFFSET_OFFSET, ORDER);
         final long correlationId = buffer.getLong(offset + READ_CORRELATION_OFFSET, ORDER);
         ReplicationError error = ReplicationError.NONE;
@@ -365,7 +504,8 @@ final class HostGateway implements Agent
         readResult.putLong(READ_RESULT_HW_OFFSET, highWatermark, ORDER);
         readResult.putLong(READ_RESULT_LOG_START_OFFSET, logStart, ORDER);
         readResult.putInt(READ_RESULT_EPOCH_OFFSET, epoch, ORDER);
-        peer.reply.offer(readResult, 0, READ_RESULT_BATCHES_OFFSET + readLength);
+        peer.writer.offer(peer.reply, READ_RESULT, peer.clientId, readResult, 0,
+            READ_RESULT_BATCHES_OFFSET + readLength);
     }
 
     private void copyBatch(final RecordBatch batch)
@@ -418,18 +558,6 @@ final class HostGateway implements Agent
         }
     }
 
-    /** @return messages dropped for carrying another cluster's id or no header. */
-    long foreignMessages()
-    {
-        return foreignMessages;
-    }
-
-    /** @return requests dropped: unknown client, malformed. */
-    long rejectedRequests()
-    {
-        return rejectedRequests;
-    }
-
     @Override
     public void onClose()
     {
@@ -442,6 +570,7 @@ final class HostGateway implements Agent
             peer.close();
         }
         clients.clear();
+        clientsPerAddress.clear();
         CloseHelper.closeAll(gatewayIn, controlIn);
     }
 

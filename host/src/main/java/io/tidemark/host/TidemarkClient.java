@@ -6,6 +6,12 @@ import io.aeron.Publication;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.Header;
 import io.tidemark.aeron.AeronMedia;
+import io.tidemark.aeron.ClusterSecret;
+import io.tidemark.aeron.EdgeCounters;
+import io.tidemark.aeron.FrameDescriptor;
+import io.tidemark.aeron.FrameReader;
+import io.tidemark.aeron.FrameWriter;
+import io.tidemark.aeron.ReplayWindow;
 import io.tidemark.client.ClusterConnection;
 import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.PartitionStateCodec;
@@ -73,6 +79,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
      * close, and by the next client's start when a client was killed.
      */
     static final String EMBEDDED_DIR_PREFIX = "tidemark-aeron-client-";
+    /** How often a client repeats its HELLO to a host that knows it, so that the host does not forget it. */
+    static final long KEEPALIVE_MS = 5_000;
 
     private final ClientConfig config;
     private final String root;
@@ -83,7 +91,9 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     private final AeronMedia media;
     private final Aeron aeron;
     private final Subscription replies;
-    private final byte[] replyChannel;
+    private final UnsafeBuffer hello = new UnsafeBuffer(new byte[GatewayMessages.HELLO_LENGTH]);
+    private final ClusterSecret secret;
+    private final EdgeCounters counters = new EdgeCounters("client");
     private final AgentRunner runner;
     private final Map<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
     private volatile PartitionState[] partitionsById = new PartitionState[0];
@@ -108,6 +118,9 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         final int hostId;
         final HostInfo info;
         final Publication gateway;
+        final FrameWriter writer;
+        /** Replay window of the host's answers; used by the reply agent only. */
+        final ReplayWindow window = new ReplayWindow();
         volatile boolean ready;
         volatile long lastHelloMs;
 
@@ -117,21 +130,17 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             this.info = info;
             this.gateway = aeron.addPublication(io.tidemark.aeron.UdpChannels.publication(info.endpoint(),
                 config.transportMtu()), GatewayMessages.GATEWAY_STREAM_ID);
+            this.writer = new FrameWriter(secret, clusterHash, FrameDescriptor.CLIENT, clientId, 0,
+                GatewayMessages.MAX_PREFIX_LENGTH);
         }
 
+        /** Introduce this client: until the host answers, and every {@link #KEEPALIVE_MS} after (it forgets the idle). */
         void helloIfDue(final long now)
         {
-            if (!ready && now - lastHelloMs >= HELLO_INTERVAL_MS)
+            if (now - lastHelloMs >= (ready ? KEEPALIVE_MS : HELLO_INTERVAL_MS))
             {
                 lastHelloMs = now;
-                final UnsafeBuffer hello = new UnsafeBuffer(new byte[GatewayMessages.HELLO_CHANNEL_OFFSET +
-                    replyChannel.length]);
-                hello.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
-                hello.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.HELLO, GatewayMessages.ORDER);
-                hello.putLong(GatewayMessages.CLIENT_ID_OFFSET, clientId, GatewayMessages.ORDER);
-                hello.putInt(GatewayMessages.HELLO_CHANNEL_LENGTH_OFFSET, replyChannel.length, GatewayMessages.ORDER);
-                hello.putBytes(GatewayMessages.HELLO_CHANNEL_OFFSET, replyChannel);
-                gateway.offer(hello);
+                writer.offer(gateway, GatewayMessages.HELLO, info.incarnation(), hello, 0, GatewayMessages.HELLO_LENGTH);
             }
         }
 
@@ -139,11 +148,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             if (ready)
             {
-                final UnsafeBuffer bye = new UnsafeBuffer(new byte[GatewayMessages.GOODBYE_LENGTH]);
-                bye.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
-                bye.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.GOODBYE, GatewayMessages.ORDER);
-                bye.putLong(GatewayMessages.CLIENT_ID_OFFSET, clientId, GatewayMessages.ORDER);
-                gateway.offer(bye);
+                writer.offer(gateway, GatewayMessages.GOODBYE, info.incarnation(), hello, 0, 0);
             }
             CloseHelper.quietClose(gateway);
         }
@@ -154,6 +159,11 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         this.config = config.validate();
         this.root = config.zooKeeper().rootPath();
         this.clusterHash = GatewayMessages.clusterHash(config.clusterId());
+        this.secret = config.secret();
+        if (!secret.authenticates())
+        {
+            logger.log(System.Logger.Level.WARNING, HostConfig.insecureWarning("this client"));
+        }
         final List<AutoCloseable> opened = new ArrayList<>();
         try
         {
@@ -180,7 +190,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             this.replies = aeron.addSubscription(io.tidemark.aeron.UdpChannels.subscription(config.endpoint(),
                 config.transportMtu()), GatewayMessages.REPLY_STREAM_ID);
             opened.add(replies);
-            this.replyChannel = resolveReplyChannel(replies).getBytes(StandardCharsets.US_ASCII);
+            encodeReplyAddress(resolveReplyChannel(replies));
             final ErrorHandler errorHandler = (t) -> logger.log(System.Logger.Level.ERROR, "client", t);
             this.runner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000), errorHandler, null,
                 new ReplyAgent());
@@ -241,6 +251,29 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             Thread.onSpinWait();
         }
         throw new ConfigException(ClientConfig.CLIENT_ENDPOINT, "cannot bind " + config.endpoint());
+    }
+
+    /** Where the hosts answer, as a HELLO states it: the resolved address and port, never a channel string. */
+    private void encodeReplyAddress(final String resolvedChannel)
+    {
+        final String endpoint = resolvedChannel.substring(resolvedChannel.indexOf("endpoint=") + 9).split("\\|")[0];
+        final int colon = endpoint.lastIndexOf(':');
+        final String host = endpoint.substring(0, colon).replace("[", "").replace("]", "");
+        final java.net.InetAddress address;
+        try
+        {
+            address = java.net.InetAddress.getByName(host); // a literal address: Aeron resolved it
+        }
+        catch (final java.net.UnknownHostException ex)
+        {
+            throw new ConfigException(ClientConfig.CLIENT_ENDPOINT, "cannot use " + endpoint + ": " + ex.getMessage());
+        }
+        if (address.isAnyLocalAddress() || address.isMulticastAddress())
+        {
+            throw new ConfigException(ClientConfig.CLIENT_ENDPOINT, "needs the address hosts can answer to, not " +
+                address.getHostAddress());
+        }
+        GatewayMessages.encodeHello(address, Integer.parseInt(endpoint.substring(colon + 1)), hello);
     }
 
     private void checkClusterId()
@@ -428,9 +461,6 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             return ReplicationError.BACK_PRESSURED;
         }
         final UnsafeBuffer header = produceHeader.get();
-        header.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
-        header.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.PRODUCE, GatewayMessages.ORDER);
-        header.putLong(GatewayMessages.CLIENT_ID_OFFSET, clientId, GatewayMessages.ORDER);
         header.putInt(GatewayMessages.PRODUCE_PARTITION_OFFSET, partitionId, GatewayMessages.ORDER);
         header.putInt(GatewayMessages.PRODUCE_ACKS_OFFSET, acks, GatewayMessages.ORDER);
         header.putInt(GatewayMessages.PRODUCE_TIMEOUT_OFFSET, timeoutMs, GatewayMessages.ORDER);
@@ -439,11 +469,15 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         header.putInt(GatewayMessages.PRODUCE_SEQUENCE_OFFSET, baseSequence, GatewayMessages.ORDER);
         header.putLong(GatewayMessages.PRODUCE_CORRELATION_OFFSET,
             GatewayMessages.wireCorrelation(session, correlationId), GatewayMessages.ORDER);
-        final long result = link.gateway.offer(header, 0, GatewayMessages.PRODUCE_RECORDS_OFFSET, records, 0,
-            length);
+        final long result = link.writer.offer(link.gateway, GatewayMessages.PRODUCE, link.info.incarnation(), header,
+            0, GatewayMessages.PRODUCE_RECORDS_OFFSET, records, 0, length);
         if (result > 0)
         {
             return ReplicationError.NONE;
+        }
+        if (result == FrameWriter.TOO_LONG)
+        {
+            return ReplicationError.INVALID_RECORDS;
         }
         return result == Publication.NOT_CONNECTED ? ReplicationError.LEADER_NOT_AVAILABLE :
             ReplicationError.BACK_PRESSURED;
@@ -760,9 +794,6 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             return false;
         }
         final UnsafeBuffer request = new UnsafeBuffer(new byte[GatewayMessages.READ_LENGTH]);
-        request.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
-        request.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.READ, GatewayMessages.ORDER);
-        request.putLong(GatewayMessages.CLIENT_ID_OFFSET, clientId, GatewayMessages.ORDER);
         request.putInt(GatewayMessages.READ_PARTITION_OFFSET, partitionId, GatewayMessages.ORDER);
         request.putInt(GatewayMessages.READ_MAX_BYTES_OFFSET, maxBytes, GatewayMessages.ORDER);
         request.putLong(GatewayMessages.READ_OFFSET_OFFSET, offset, GatewayMessages.ORDER);
@@ -771,7 +802,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             pendingReads.put(correlationId, reader);
         }
-        if (link.gateway.offer(request) > 0)
+        if (link.writer.offer(link.gateway, GatewayMessages.READ, link.info.incarnation(), request, 0,
+            GatewayMessages.READ_LENGTH) > 0)
         {
             return true;
         }
@@ -816,10 +848,15 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         CloseHelper.quietCloseAll(replies, media, cache, zk);
     }
 
-    /** Hears the hosts' answers and re-introduces this client to hosts that have not answered yet. */
+    /**
+     * Hears the hosts' answers, each checked as a frame from the host's registered incarnation to this client, new
+     * in its sequence; introduces this client to hosts that have not answered yet and repeats the introduction to the
+     * others every {@link #KEEPALIVE_MS}.
+     */
     private final class ReplyAgent implements Agent
     {
         private final FragmentAssembler assembler = new FragmentAssembler(this::onReply);
+        private final FrameReader reader = new FrameReader(secret, clusterHash);
         private long nextHelloCheckMs;
 
         @Override
@@ -834,65 +871,95 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 for (final Integer hostId : hosts.keySet())
                 {
                     final HostLink link = linkTo(hostId);
-                    if (null != link && !link.ready)
+                    if (null != link)
                     {
+                        final long before = link.lastHelloMs;
                         link.helloIfDue(now);
-                        work++;
+                        work += link.lastHelloMs != before ? 1 : 0;
                     }
                 }
             }
             return work;
         }
 
+        private void drop(final EdgeCounters.Reason reason, final long sender)
+        {
+            counters.drop(EdgeCounters.Stream.REPLY, reason, sender, null);
+        }
+
         private void onReply(final DirectBuffer buffer, final int offset, final int length, final Header header)
         {
-            if (!GatewayMessages.isOurs(buffer, offset, length, clusterHash))
+            final EdgeCounters.Reason refused = reader.verify(buffer, offset, length);
+            if (null != refused)
             {
+                drop(refused, -1);
                 return;
             }
-            final int type = GatewayMessages.type(buffer, offset);
-            if (type == GatewayMessages.PRODUCE_RESULT && length >= GatewayMessages.PRODUCE_RESULT_LENGTH)
+            final long sender = reader.senderId();
+            final HostLink link = reader.senderKind() == FrameDescriptor.HOST && sender >= 0 &&
+                sender < PartitionState.MAX_HOSTS ? links.get((int)sender) : null;
+            if (null == link)
             {
-                final long wire = buffer.getLong(offset + GatewayMessages.RESULT_CORRELATION_OFFSET,
+                drop(EdgeCounters.Reason.UNKNOWN_SENDER, sender);
+                return;
+            }
+            if (reader.senderEpoch() != link.info.incarnation())
+            {
+                drop(EdgeCounters.Reason.STALE_SENDER, sender);
+                return;
+            }
+            if (reader.receiverEpoch() != clientId)
+            {
+                drop(EdgeCounters.Reason.WRONG_RECEIVER, sender);
+                return;
+            }
+            if (!link.window.accept(reader.senderEpoch(), reader.sequence()))
+            {
+                drop(EdgeCounters.Reason.REPLAYED, sender);
+                return;
+            }
+            final int type = reader.type();
+            final int at = reader.payloadOffset();
+            final int payloadLength = reader.payloadLength();
+            if (type == GatewayMessages.PRODUCE_RESULT && payloadLength == GatewayMessages.PRODUCE_RESULT_LENGTH)
+            {
+                final long wire = buffer.getLong(at + GatewayMessages.RESULT_CORRELATION_OFFSET,
                     GatewayMessages.ORDER);
                 final ProduceListener listener = listeners.get(GatewayMessages.sessionOf(wire));
                 final PartitionState state = partition(buffer.getInt(
-                    offset + GatewayMessages.RESULT_PARTITION_OFFSET, GatewayMessages.ORDER));
-                final int code = buffer.getInt(offset + GatewayMessages.RESULT_ERROR_OFFSET, GatewayMessages.ORDER);
+                    at + GatewayMessages.RESULT_PARTITION_OFFSET, GatewayMessages.ORDER));
+                final int code = buffer.getInt(at + GatewayMessages.RESULT_ERROR_OFFSET, GatewayMessages.ORDER);
                 if (null != listener && code >= 0 && code < ERRORS.length)
                 {
                     listener.onComplete(null == state ? null : state.topicPartition(),
                         GatewayMessages.correlationOf(wire),
-                        buffer.getLong(offset + GatewayMessages.PRODUCE_RESULT_BASE_OFFSET, GatewayMessages.ORDER),
+                        buffer.getLong(at + GatewayMessages.PRODUCE_RESULT_BASE_OFFSET, GatewayMessages.ORDER),
                         ERRORS[code]);
                 }
             }
-            else if (type == GatewayMessages.READ_RESULT && length >= GatewayMessages.READ_RESULT_BATCHES_OFFSET)
+            else if (type == GatewayMessages.READ_RESULT && payloadLength >= GatewayMessages.READ_RESULT_BATCHES_OFFSET)
             {
-                final long correlationId = buffer.getLong(offset + GatewayMessages.RESULT_CORRELATION_OFFSET,
+                final long correlationId = buffer.getLong(at + GatewayMessages.RESULT_CORRELATION_OFFSET,
                     GatewayMessages.ORDER);
-                final RemoteReader reader;
+                final RemoteReader remote;
                 synchronized (pendingReads)
                 {
-                    reader = pendingReads.remove(correlationId);
+                    remote = pendingReads.remove(correlationId);
                 }
-                if (null != reader)
+                if (null != remote)
                 {
-                    reader.onResult(correlationId, buffer, offset, length);
+                    remote.onResult(correlationId, buffer, at, payloadLength);
                 }
             }
-            else if (type == GatewayMessages.HELLO_ACK && length >= GatewayMessages.HELLO_ACK_LENGTH)
+            else if (type == GatewayMessages.HELLO_ACK && payloadLength == GatewayMessages.HELLO_ACK_LENGTH)
             {
-                final int hostId = buffer.getInt(offset + GatewayMessages.HELLO_ACK_HOST_OFFSET,
-                    GatewayMessages.ORDER);
-                final long incarnation = buffer.getLong(offset + GatewayMessages.HELLO_ACK_INCARNATION_OFFSET,
-                    GatewayMessages.ORDER);
-                final HostLink link = links.get(hostId);
-                if (null != link && link.info.incarnation() == incarnation &&
-                    buffer.getLong(offset + GatewayMessages.CLIENT_ID_OFFSET, GatewayMessages.ORDER) == clientId)
-                {
-                    link.ready = true;
-                }
+                link.writer.senderEpoch(buffer.getLong(at + GatewayMessages.HELLO_ACK_TOKEN_OFFSET,
+                    GatewayMessages.ORDER));
+                link.ready = true;
+            }
+            else
+            {
+                drop(EdgeCounters.Reason.MALFORMED, sender);
             }
         }
 
@@ -901,6 +968,12 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             return "tidemark-client";
         }
+    }
+
+    /** @return what this client dropped of the hosts' answers, by reason. */
+    public EdgeCounters droppedMessages()
+    {
+        return counters;
     }
 
     private static final ReplicationError[] ERRORS = ReplicationError.values();

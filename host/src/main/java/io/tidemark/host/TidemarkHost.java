@@ -5,6 +5,12 @@ import io.aeron.Publication;
 import io.aeron.exceptions.AeronException;
 import io.tidemark.aeron.AeronMedia;
 import io.tidemark.aeron.AeronTransport;
+import io.tidemark.aeron.ClusterSecret;
+import io.tidemark.aeron.EdgeCounters;
+import io.tidemark.aeron.FrameDescriptor;
+import io.tidemark.aeron.FrameWriter;
+import io.tidemark.replication.HostLiveness;
+import io.tidemark.replication.RateLimitedLog;
 import io.tidemark.replication.ControlChannel;
 import io.tidemark.replication.ProducerSessions;
 import io.tidemark.replication.ReplicaNode;
@@ -21,7 +27,6 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.SystemEpochClock;
-import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
 import org.apache.zookeeper.CreateMode;
@@ -35,6 +40,7 @@ import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.function.IntToLongFunction;
 
 /**
  * A replica host in its own process, or embedded in an application: it serves its replicas (leader or follower)
@@ -76,6 +82,7 @@ public final class TidemarkHost implements AutoCloseable
     private final ControlChannel channel;
     private final ReplicaNode node;
     private final HostGateway gateway;
+    private final EdgeCounters edge;
     private final ControllerRole role;
     private final ExecutorService zooKeeperTasks;
     private volatile KafkaGateway kafka;
@@ -87,7 +94,8 @@ public final class TidemarkHost implements AutoCloseable
     {
         this.config = config.validate();
         final int hostId = config.hostId();
-        final ErrorHandler errorHandler = (t) -> logger.log(System.Logger.Level.ERROR, "host " + hostId, t);
+        // agent errors can be triggered from outside: each kind is logged at most once per interval
+        final ErrorHandler errorHandler = new RateLimitedLog(logger).errorHandler("host " + hostId);
         try
         {
             lockHostDir(config.hostDir());
@@ -122,7 +130,20 @@ public final class TidemarkHost implements AutoCloseable
             final Aeron aeron = media.aeron();
             final int clusterHash = GatewayMessages.clusterHash(config.clusterId());
             final int maxHosts = config.maxHosts();
-            this.transport = new AeronTransport(aeron, false, maxHosts, (h) -> channelOf(config, h), clusterHash);
+            final ClusterSecret secret = config.secret();
+            if (!secret.authenticates())
+            {
+                logger.log(System.Logger.Level.WARNING, HostConfig.insecureWarning("host " + hostId));
+            }
+            final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
+            resources.push(liveness);
+            liveness.awaitInitialized(config.zooKeeper().connectionTimeoutMs());
+            // every incarnation on the wire is checked against what the hosts registered in ZooKeeper
+            final long ownIncarnation = incarnation;
+            final IntToLongFunction registry = (h) -> h == hostId ? ownIncarnation : liveness.registeredIncarnation(h);
+            this.edge = new EdgeCounters(null, "host=" + hostId, new RateLimitedLog(logger));
+            this.transport = new AeronTransport(aeron, false, maxHosts, (h) -> channelOf(config, h), clusterHash,
+                secret, registry, edge);
             resources.push(transport);
             final Publication[] control = new Publication[maxHosts];
             for (int h = 0; h < maxHosts; h++)
@@ -133,10 +154,9 @@ public final class TidemarkHost implements AutoCloseable
                     resources.push(control[h]);
                 }
             }
-            final ControlLinkOverAeron link = new ControlLinkOverAeron(control, clusterHash);
+            final ControlLinkOverAeron link = new ControlLinkOverAeron(control, clusterHash, secret, hostId,
+                incarnation, registry);
             this.channel = new ControlChannel(maxHosts, (h) -> h == hostId, link);
-            final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
-            resources.push(liveness);
             final ReplicationContext ctx = config.replication().hostLiveness(liveness)
                 .threadingMode(shared ? ReplicationContext.ThreadingMode.INVOKER :
                     ReplicationContext.ThreadingMode.PER_HOST)
@@ -144,10 +164,11 @@ public final class TidemarkHost implements AutoCloseable
                 .conclude();
             final ProducerSessions sessions = new ProducerSessions();
             this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx, transport, channel,
-                sessions, errorHandler);
+                sessions, errorHandler, edge::attach);
             resources.push(node);
-            this.gateway = new HostGateway(hostId, clusterHash, aeron, channelOf(config, hostId), node, channel,
-                sessions, SystemEpochClock.INSTANCE, config.transportMtu());
+            this.gateway = new HostGateway(hostId, incarnation, clusterHash, secret, aeron, channelOf(config, hostId),
+                node, channel, sessions, SystemEpochClock.INSTANCE, registry, edge, config.clientLimits(),
+                config.transportMtu());
             // shared: the embedded driver, the Aeron client, the gateway and every agent of the replica host on one
             // thread that parks when idle (with an external driver, all but the driver and the client's conductor);
             // latency: the gateway busy-spins on a thread of its own, the host's agents on another
@@ -583,7 +604,24 @@ public final class TidemarkHost implements AutoCloseable
     /** @return messages dropped for carrying another cluster's id. */
     public long foreignMessages()
     {
-        return transport.foreignMessages() + gateway.foreignMessages();
+        long total = 0;
+        for (final EdgeCounters.Stream stream : EdgeCounters.Stream.values())
+        {
+            total += edge.dropped(stream, EdgeCounters.Reason.FOREIGN_CLUSTER);
+        }
+        return total;
+    }
+
+    /** @return what this host dropped at its network edge, by stream and reason (also in {@code tidemark stat}). */
+    public EdgeCounters droppedMessages()
+    {
+        return edge;
+    }
+
+    /** @return clients this host serves now. */
+    public int clientCount()
+    {
+        return gateway.clientCount();
     }
 
     /** Stop cleanly: leadership moves away, logs close cleanly, the ZooKeeper session ends. */
@@ -630,19 +668,24 @@ public final class TidemarkHost implements AutoCloseable
         }
     }
 
-    /** Carries control messages to the process of another host, on its control stream. */
+    /** Carries control messages to the process of another host, on its control stream, in authenticated frames. */
     private static final class ControlLinkOverAeron implements ControlChannel.ControlLink
     {
         private final Publication[] control;
-        private final int clusterHash;
-        private final ThreadLocal<UnsafeBuffer> header =
-            ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[GatewayMessages.HEADER_LENGTH]));
+        private final FrameWriter[] writers;
+        private final IntToLongFunction registry;
         volatile ControllerRole role;
 
-        ControlLinkOverAeron(final Publication[] control, final int clusterHash)
+        ControlLinkOverAeron(final Publication[] control, final int clusterHash, final ClusterSecret secret,
+            final int hostId, final long incarnation, final IntToLongFunction registry)
         {
             this.control = control;
-            this.clusterHash = clusterHash;
+            this.registry = registry;
+            this.writers = new FrameWriter[control.length];
+            for (int h = 0; h < control.length; h++)
+            {
+                writers[h] = new FrameWriter(secret, clusterHash, FrameDescriptor.HOST, hostId, incarnation, 0);
+            }
         }
 
         @Override
@@ -659,10 +702,13 @@ public final class TidemarkHost implements AutoCloseable
             {
                 return false;
             }
-            final UnsafeBuffer h = header.get();
-            h.putInt(GatewayMessages.CLUSTER_OFFSET, clusterHash, GatewayMessages.ORDER);
-            h.putInt(GatewayMessages.TYPE_OFFSET, GatewayMessages.CONTROL, GatewayMessages.ORDER);
-            return control[host].offer(h, 0, GatewayMessages.HEADER_LENGTH, buffer, offset, length) > 0;
+            final long receiver = registry.applyAsLong(host);
+            if (receiver == HostLiveness.NOT_REGISTERED)
+            {
+                return false; // not registered now: the protocol repeats what matters
+            }
+            return writers[host].offer(control[host], GatewayMessages.CONTROL,
+                receiver == HostLiveness.ANY_INCARNATION ? 0 : receiver, buffer, offset, length) > 0;
         }
     }
 }

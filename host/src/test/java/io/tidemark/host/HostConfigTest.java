@@ -10,6 +10,7 @@ import java.util.Properties;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** Every value of a host's and a client's configuration is checked before anything starts. */
 class HostConfigTest
@@ -26,6 +27,7 @@ class HostConfigTest
         p.setProperty("zookeeper.user", "tidemark");
         p.setProperty("zookeeper.password", "secret");
         p.setProperty("min.insync.replicas", "2");
+        p.setProperty("cluster.insecure", "true");
         return p;
     }
 
@@ -75,7 +77,12 @@ class HostConfigTest
         "zookeeper.password||zookeeper.password",
         "min.insync.replicas|0|min.insync.replicas",
         "replica.lag.time.max.ms|soon|replica.lag.time.max.ms",
-        "no.such.key|1|no.such.key"})
+        "no.such.key|1|no.such.key",
+        "cluster.insecure|maybe|cluster.insecure",
+        "cluster.secret.file|/no/such/secret|cluster.insecure",
+        "client.max|0|client.max",
+        "client.max.per.address|1000|client.max.per.address",
+        "client.idle.timeout.ms|10|client.idle.timeout.ms"})
     void aBadValueNamesItsKey(final String key, final String value, final String expectedKey)
     {
         final Properties p = good();
@@ -99,8 +106,45 @@ class HostConfigTest
         p.setProperty("zookeeper.root", "/tidemark/prod-eu");
         p.setProperty("zookeeper.user", "tidemark");
         p.setProperty("zookeeper.password", "secret");
+        p.setProperty("cluster.insecure", "true");
         p.setProperty(key, null == value ? "" : value);
         final ConfigException ex = assertThrows(ConfigException.class, () -> ClientConfig.fromProperties(p));
         assertEquals(expectedKey, ex.key(), ex.getMessage());
+    }
+
+    @Test
+    void theSecretIsAFileOnlyItsOwnerReadsOrAnExplicitInsecureSetting(@org.junit.jupiter.api.io.TempDir
+        final java.nio.file.Path tmp) throws Exception
+    {
+        final Properties p = good();
+        p.remove("cluster.insecure");
+        final ConfigException missing = assertThrows(ConfigException.class, () -> HostConfig.fromProperties(p));
+        assertEquals("cluster.secret.file", missing.key(), missing.getMessage());
+        assertTrue(missing.getMessage().contains("cluster.insecure=true"), missing.getMessage());
+
+        final java.nio.file.Path secret = tmp.resolve("cluster.secret");
+        io.tidemark.aeron.ClusterSecret.generate(secret);
+        p.setProperty("cluster.secret.file", secret.toString());
+        final HostConfig config = HostConfig.fromProperties(p);
+        assertTrue(config.secret().authenticates());
+        final String content = java.nio.file.Files.readString(secret).trim();
+        assertFalse(config.toString().contains(content), "the secret is never in the configuration's string form");
+
+        java.nio.file.Files.setPosixFilePermissions(secret,
+            java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-r--"));
+        final ConfigException open = assertThrows(ConfigException.class, () -> HostConfig.fromProperties(p));
+        assertEquals("cluster.secret.file", open.key());
+        assertTrue(open.getMessage().contains("owner only"), open.getMessage());
+        assertFalse(open.getMessage().contains(content));
+
+        final Properties client = new Properties();
+        client.setProperty("cluster.id", "prod-eu");
+        client.setProperty("zookeeper.connect", "10.0.0.9:2181");
+        client.setProperty("zookeeper.root", "/tidemark/prod-eu");
+        client.setProperty("zookeeper.user", "tidemark");
+        client.setProperty("zookeeper.password", "secret");
+        client.setProperty("cluster.secret.file", secret.toString());
+        assertEquals("cluster.secret.file", assertThrows(ConfigException.class,
+            () -> ClientConfig.fromProperties(client)).key(), "a client refuses an open secret file too");
     }
 }

@@ -65,7 +65,25 @@ class HostStartupTest
         p.setProperty("zookeeper.password", "right");
         p.setProperty("zookeeper.session.timeout.ms", "1000");
         p.setProperty("zookeeper.connection.timeout.ms", "1000");
+        p.setProperty("cluster.secret.file", secretFile().toString());
         return p;
+    }
+
+    private Path secretFile()
+    {
+        final Path file = tmp.resolve("cluster.secret");
+        if (!java.nio.file.Files.exists(file))
+        {
+            try
+            {
+                io.tidemark.aeron.ClusterSecret.generate(file);
+            }
+            catch (final IOException ex)
+            {
+                throw new java.io.UncheckedIOException(ex);
+            }
+        }
+        return file;
     }
 
     private static HostConfig with(final Properties base, final String key, final String value)

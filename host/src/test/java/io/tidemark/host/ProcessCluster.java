@@ -138,6 +138,13 @@ final class ProcessCluster implements AutoCloseable
         }
         this.endpoints = list.toString();
         this.hosts = new HostProcess[hostCount];
+        io.tidemark.aeron.ClusterSecret.generate(secretFile());
+    }
+
+    /** @return the cluster's secret file (hosts and client share it). */
+    Path secretFile()
+    {
+        return dir.resolve("cluster.secret");
     }
 
     /** Give every host a Kafka listener on a free loopback TCP port (before {@link #start()}). */
@@ -187,6 +194,7 @@ final class ProcessCluster implements AutoCloseable
         p.setProperty("zookeeper.password", PASSWORD);
         p.setProperty("zookeeper.session.timeout.ms", "2000");
         p.setProperty("zookeeper.connection.timeout.ms", "2000");
+        p.setProperty("cluster.secret.file", secretFile().toString());
         return p;
     }
 

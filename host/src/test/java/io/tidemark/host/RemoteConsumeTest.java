@@ -53,6 +53,8 @@ class RemoteConsumeTest
             common.setProperty("zookeeper.password", "pw");
             common.setProperty("zookeeper.session.timeout.ms", "5000");
             common.setProperty("zookeeper.connection.timeout.ms", "5000"); // at most the session: the longest allowed
+            io.tidemark.aeron.ClusterSecret.generate(tmp.resolve("cluster.secret"));
+            common.setProperty("cluster.secret.file", tmp.resolve("cluster.secret").toString());
             final Properties hostProperties = new Properties();
             hostProperties.putAll(common);
             hostProperties.setProperty("host.id", "0");
@@ -219,6 +221,7 @@ class RemoteConsumeTest
             common.setProperty("zookeeper.user", "tidemark");
             common.setProperty("zookeeper.password", "pw");
             common.setProperty("aeron.dir", driver.aeronDirectoryName());
+            common.setProperty("cluster.insecure", "true"); // the explicit try-out setting: no secret
             final Properties hostProperties = new Properties();
             hostProperties.putAll(common);
             hostProperties.setProperty("host.id", "0");

@@ -28,6 +28,8 @@ public final class ControlChannel
     private final IntPredicate localHost;
     private final ControlLink link;
     private final AtomicLong malformed = new AtomicLong();
+    private final AtomicLong misattributed = new AtomicLong();
+    private final RateLimitedLog log = new RateLimitedLog(System.getLogger(ControlChannel.class.getName()));
     private final AtomicLong unsent = new AtomicLong();
 
     /**
@@ -100,16 +102,21 @@ public final class ControlChannel
     /**
      * Hand over a message another process's channel forwarded to this one: it is queued for its destination when
      * that runs here (a host of this process, or the controller while this process runs it) and dropped otherwise.
-     * A malformed message is counted and dropped.
+     * <p>
+     * A message acts only for the host that sent it ({@code fromHost}, as the transport authenticated it, never a
+     * field of the message): a message to the controller must name its sender as the host it speaks for (the host
+     * registering, heartbeating or leaving, the leader asking for an ISR change), and a message to a host must come
+     * from the host this process knows as the controller and, when it names a host, name its destination. A
+     * malformed or misattributed message is counted and dropped, and logged at most once per kind per interval.
      *
+     * @param fromHost the host whose process sent the message.
      * @return whether it was queued.
      */
-    public boolean deliver(final DirectBuffer buffer, final int offset, final int length)
+    public boolean deliver(final int fromHost, final DirectBuffer buffer, final int offset, final int length)
     {
-        if (length < 4)
+        if (length < 4 || fromHost < 0 || fromHost >= toHosts.size())
         {
-            malformed.incrementAndGet();
-            return false;
+            return malformed("from host " + fromHost + ", " + length + " bytes");
         }
         final ControlMessage message;
         try
@@ -118,25 +125,66 @@ public final class ControlChannel
         }
         catch (final ControlMessageCodec.MalformedMessageException ex)
         {
-            malformed.incrementAndGet();
-            return false;
+            return malformed("from host " + fromHost + ": " + ex.getMessage());
         }
         final int destination = buffer.getInt(offset, java.nio.ByteOrder.LITTLE_ENDIAN);
         if (destination == TO_CONTROLLER)
         {
+            if (!ControlMessageCodec.isToController(message) || ControlMessageCodec.senderHost(message) != fromHost)
+            {
+                return misattributed(fromHost, message);
+            }
             return controllerIsLocal() && toController.offer(message);
         }
         if (destination < 0 || destination >= toHosts.size() || !localHost.test(destination) || isCut(destination))
         {
             return false;
         }
+        final int named = ControlMessageCodec.destinationHost(message);
+        if (ControlMessageCodec.isToController(message) || (null != link && fromHost != link.controllerHost()) ||
+            (named != ControlMessageCodec.NO_DESTINATION_HOST && named != destination))
+        {
+            return misattributed(fromHost, message);
+        }
         return toHosts.get(destination).offer(message);
+    }
+
+    private boolean malformed(final String detail)
+    {
+        malformed.incrementAndGet();
+        log.log(System.Logger.Level.WARNING, "control malformed", "dropped a malformed control message " + detail +
+            "; " + malformed.get() + " so far");
+        return false;
+    }
+
+    private boolean misattributed(final int fromHost, final ControlMessage message)
+    {
+        misattributed.incrementAndGet();
+        log.log(System.Logger.Level.WARNING, "control misattributed", "dropped a control message from host " +
+            fromHost + " that does not act for its sender (or does not come from the controller): " +
+            message.getClass().getSimpleName() + "; " + misattributed.get() + " so far");
+        return false;
     }
 
     /** @return forwarded messages dropped as malformed. */
     public long malformedMessages()
     {
         return malformed.get();
+    }
+
+    /**
+     * @return forwarded messages dropped because they did not act for their sender: a host speaking for another,
+     *         or a message to a host from one that is not the controller.
+     */
+    public long misattributedMessages()
+    {
+        return misattributed.get();
+    }
+
+    /** @return host ids are in {@code [0, maxHosts)}. */
+    public int maxHosts()
+    {
+        return toHosts.size();
     }
 
     /** @return messages to another process that could not be sent (no controller known, link back-pressured). */
@@ -180,6 +228,11 @@ public final class ControlChannel
 
     void toHost(final int host, final ControlMessage message)
     {
+        if (host < 0 || host >= toHosts.size())
+        {
+            unsent.incrementAndGet(); // no such host: nothing to send it to
+            return;
+        }
         if (isCut(host))
         {
             return;

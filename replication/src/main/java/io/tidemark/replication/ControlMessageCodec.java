@@ -227,6 +227,31 @@ public final class ControlMessageCodec
     }
 
     /**
+     * @return the host a host-to-controller message speaks for: the host registering, heartbeating or leaving, or the
+     *         leader asking for an ISR change; {@link #NO_DESTINATION_HOST} for a controller-to-host message.
+     */
+    static int senderHost(final ControlMessage message)
+    {
+        if (message instanceof ControlMessage.RegisterHost register)
+        {
+            return register.hostId();
+        }
+        if (message instanceof ControlMessage.Heartbeat heartbeat)
+        {
+            return heartbeat.hostId();
+        }
+        if (message instanceof ControlMessage.UnregisterHost unregister)
+        {
+            return unregister.hostId();
+        }
+        if (message instanceof ControlMessage.AlterIsr alterIsr)
+        {
+            return alterIsr.leaderId();
+        }
+        return NO_DESTINATION_HOST;
+    }
+
+    /**
      * @return the host a controller-to-host message is for when the message names it ({@link
      * ControlMessage.Registered}, {@link ControlMessage.SessionExpired}), else {@link #NO_DESTINATION_HOST}: a
      * {@link ControlMessage.PartitionUpdate} or {@link ControlMessage.AlterIsrResponse} does not say which host it

@@ -31,6 +31,7 @@ public final class Controller implements Agent
     private Session[] sessionArray = new Session[0];
     private final Consumer<ControlMessage> handler = this::onMessage;
     private final System.Logger logger = System.getLogger(Controller.class.getName());
+    private final RateLimitedLog remoteLog = new RateLimitedLog(logger);
     private volatile PartitionState[] snapshot;
     private long uncleanElections;
     private long nextProducerId = -1;
@@ -281,6 +282,18 @@ public final class Controller implements Agent
 
     private void onMessage(final ControlMessage message)
     {
+        final int sender = ControlMessageCodec.senderHost(message);
+        if (sender < 0 || sender >= channel.maxHosts())
+        {
+            remoteLog.log(System.Logger.Level.WARNING, "controller host-out-of-range", "controller ignored a " +
+                message.getClass().getSimpleName() + " naming host " + sender + ", outside [0, " +
+                channel.maxHosts() + ")");
+            return;
+        }
+        if (!inRegisteredIncarnation(message))
+        {
+            return;
+        }
         if (message instanceof ControlMessage.Heartbeat heartbeat)
         {
             final Session session = sessions.get(heartbeat.hostId());
@@ -322,6 +335,46 @@ public final class Controller implements Agent
         {
             alterIsr(alter);
         }
+    }
+
+    /**
+     * @return whether a host's message carries the incarnation the host registered with, when the liveness source
+     *         tracks incarnations ({@link HostLiveness#registeredIncarnation}): a registration, heartbeat or
+     *         departure in another incarnation (delayed from an earlier life, or forged) is ignored, so an incarnation
+     *         is never taken from a message.
+     */
+    private boolean inRegisteredIncarnation(final ControlMessage message)
+    {
+        final long claimed;
+        final int hostId;
+        if (message instanceof ControlMessage.RegisterHost register)
+        {
+            hostId = register.hostId();
+            claimed = register.incarnation();
+        }
+        else if (message instanceof ControlMessage.Heartbeat heartbeat)
+        {
+            hostId = heartbeat.hostId();
+            claimed = heartbeat.incarnation();
+        }
+        else if (message instanceof ControlMessage.UnregisterHost unregister)
+        {
+            hostId = unregister.hostId();
+            claimed = unregister.incarnation();
+        }
+        else
+        {
+            return true;
+        }
+        final long registered = ctx.hostLiveness().registeredIncarnation(hostId);
+        if (registered == HostLiveness.ANY_INCARNATION || registered == claimed)
+        {
+            return true;
+        }
+        remoteLog.log(System.Logger.Level.INFO, "controller unregistered-incarnation", "controller ignored a " +
+            message.getClass().getSimpleName() + " of host " + hostId + " in incarnation " + claimed +
+            " (registered: " + registered + ")");
+        return false;
     }
 
     private void register(final int hostId, final long incarnation, final boolean possibleDataLoss)

@@ -5,7 +5,6 @@ import io.tidemark.store.LogReader;
 import io.tidemark.store.StorageException;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.EpochClock;
-import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 
@@ -18,6 +17,12 @@ import java.nio.ByteBuffer;
  * <p>
  * Requests are fenced: a request carrying an older leader epoch gets FENCED_LEADER_EPOCH, a newer one
  * UNKNOWN_LEADER_EPOCH; a replica not assigned to the partition gets NOT_ASSIGNED_REPLICA.
+ * <p>
+ * Identities come from the transport, not from the request: a request whose replica id is not the host that sent
+ * it, or that is shorter than its type, is dropped unanswered and counted. A fetch counts only in the incarnation
+ * the follower's host registered with (when the {@link HostLiveness} source tracks incarnations): the follower's
+ * incarnation is never raised by a fetch, so a fetch naming a later incarnation cannot reset what the leader knows
+ * of the follower, nor one naming an earlier incarnation pass for the current one.
  * <p>
  * Runs on the host agent's thread; allocates nothing per request in steady state.
  */
@@ -34,7 +39,10 @@ final class FetchServer
     private final FetchMessages.EpochRequest epochRequest = new FetchMessages.EpochRequest();
     private final FetchMessages.FetchResponse fetchResponse = new FetchMessages.FetchResponse();
     private final FetchMessages.EpochResponse epochResponse = new FetchMessages.EpochResponse();
-    private final MessageHandler requestHandler = this::onRequest;
+    private final Transport.RequestHandler requestHandler = this::onRequest;
+    private final HostLiveness registry;
+    private final RateLimitedLog log = new RateLimitedLog(System.getLogger(FetchServer.class.getName()));
+    private long droppedRequests;
     private final BatchHandler copyBatch = this::copyBatch;
     private int scratchLength;
 
@@ -53,6 +61,7 @@ final class FetchServer
         this.clock = ctx.epochClock();
         this.replicas = replicas;
         this.isrChanges = isrChanges;
+        this.registry = ctx.hostLiveness();
         this.scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(
             FetchMessages.FetchResponse.HEADER_LENGTH + ctx.replicaFetchMaxBytes() + 1024 * 1024 + 64));
     }
@@ -62,16 +71,42 @@ final class FetchServer
         return transport.pollRequests(hostId, requestHandler, 64);
     }
 
-    private void onRequest(final int msgTypeId, final MutableDirectBuffer buffer, final int index, final int length)
+    /** @return requests dropped unanswered: malformed, claiming another sender, or from an unregistered incarnation. */
+    long droppedRequests()
     {
-        if (msgTypeId == FetchMessages.FETCH_REQUEST)
+        return droppedRequests;
+    }
+
+    private void onRequest(final int fromHost, final int msgTypeId, final MutableDirectBuffer buffer, final int index,
+        final int length)
+    {
+        if (msgTypeId == FetchMessages.FETCH_REQUEST && length == FetchMessages.FetchRequest.LENGTH)
         {
-            onFetch(fetchRequest.wrap(buffer, index));
+            fetchRequest.wrap(buffer, index);
+            if (fetchRequest.replicaId() == fromHost)
+            {
+                onFetch(fetchRequest);
+                return;
+            }
         }
-        else if (msgTypeId == FetchMessages.EPOCH_REQUEST)
+        else if (msgTypeId == FetchMessages.EPOCH_REQUEST && length == FetchMessages.EpochRequest.LENGTH)
         {
-            onEpochRequest(epochRequest.wrap(buffer, index));
+            epochRequest.wrap(buffer, index);
+            if (epochRequest.replicaId() == fromHost)
+            {
+                onEpochRequest(epochRequest);
+                return;
+            }
         }
+        drop("fetch-server malformed-or-misattributed", "host " + hostId + " dropped a request of type " +
+            msgTypeId + " (" + length + " bytes) from host " + fromHost + ": malformed, or its replica id is not " +
+            "its sender");
+    }
+
+    private void drop(final String kind, final String message)
+    {
+        droppedRequests++;
+        log.log(System.Logger.Level.WARNING, kind, message);
     }
 
     private ReplicationError check(final Replica replica, final int requestEpoch, final int replicaId)
@@ -113,14 +148,31 @@ final class FetchServer
         }
         final LeaderState leader = replica.leaderState;
         final FollowerState follower = leader.follower(request.replicaId());
-        if (request.incarnation() < follower.incarnation)
+        final long registered = registry.registeredIncarnation(follower.hostId);
+        if (registered != HostLiveness.ANY_INCARNATION)
+        {
+            if (request.incarnation() != registered)
+            {
+                // Not the incarnation the follower's host registered with: a fetch of an earlier life delayed in the
+                // network, one sent before the registration reached this host, or a forgery. Dropped unanswered;
+                // the live fetcher sends again.
+                drop("fetch-server unregistered-incarnation", "host " + hostId + " dropped fetches from host " +
+                    follower.hostId + " in incarnation " + request.incarnation() + ", registered: " + registered);
+                return;
+            }
+            if (follower.incarnation != registered)
+            {
+                follower.resetForIncarnation(registered, now);
+            }
+        }
+        else if (request.incarnation() < follower.incarnation)
         {
             // A fetch from an earlier incarnation of the follower's host, delayed or duplicated in the network: that
             // fetcher is gone and its log may have lost records since (a power loss). Counting its offset would let
             // the follower into the ISR, or the HW past what its current log holds. Dropped, unanswered.
             return;
         }
-        if (request.incarnation() > follower.incarnation)
+        else if (request.incarnation() > follower.incarnation)
         {
             follower.resetForIncarnation(request.incarnation(), now);
         }

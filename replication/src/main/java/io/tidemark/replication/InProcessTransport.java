@@ -27,6 +27,21 @@ public final class InProcessTransport implements Transport
     private final RingBuffer[] responseRings;
     private final AtomicLongArray cutLinks;
     private volatile long upMask;
+    private static final int SENDER_SHIFT = 8;
+    private final RequestAdapter[] requestAdapters;
+
+    /** Splits the ring's type id into the sender and the message type. One poller per host, as the rings have. */
+    private static final class RequestAdapter implements MessageHandler
+    {
+        RequestHandler delegate;
+
+        @Override
+        public void onMessage(final int typeId, final org.agrona.MutableDirectBuffer buffer, final int index,
+            final int length)
+        {
+            delegate.onRequest(typeId >>> SENDER_SHIFT, typeId & ((1 << SENDER_SHIFT) - 1), buffer, index, length);
+        }
+    }
 
     /**
      * @param maxHosts          host ids are in {@code [0, maxHosts)}, at most 64.
@@ -45,6 +60,11 @@ public final class InProcessTransport implements Transport
         this.requestRings = new RingBuffer[maxHosts];
         this.responseRings = new RingBuffer[maxHosts * maxHosts];
         this.cutLinks = new AtomicLongArray(maxHosts);
+        this.requestAdapters = new RequestAdapter[maxHosts];
+        for (int i = 0; i < maxHosts; i++)
+        {
+            requestAdapters[i] = new RequestAdapter();
+        }
     }
 
     private static RingBuffer newRing(final int capacity)
@@ -111,7 +131,9 @@ public final class InProcessTransport implements Transport
         final int length)
     {
         final RingBuffer ring = requestRings[toHost];
-        return null != ring && reachable(fromHost, toHost) && ring.write(msgTypeId, buffer, offset, length);
+        // the sender rides in the ring's type id: above the message type's 8 bits
+        return null != ring && reachable(fromHost, toHost) &&
+            ring.write((fromHost << SENDER_SHIFT) | msgTypeId, buffer, offset, length);
     }
 
     @Override
@@ -124,10 +146,16 @@ public final class InProcessTransport implements Transport
     }
 
     @Override
-    public int pollRequests(final int host, final MessageHandler handler, final int limit)
+    public int pollRequests(final int host, final RequestHandler handler, final int limit)
     {
         final RingBuffer ring = requestRings[host];
-        return null == ring ? 0 : ring.read(handler, limit);
+        if (null == ring)
+        {
+            return 0;
+        }
+        final RequestAdapter adapter = requestAdapters[host];
+        adapter.delegate = handler;
+        return ring.read(adapter, limit);
     }
 
     @Override

@@ -35,6 +35,8 @@ public record PartitionState(
 {
     /** Leader value when the partition has no leader. */
     public static final int NO_LEADER = -1;
+    /** Host ids of every cluster are in {@code [0, MAX_HOSTS)}. */
+    public static final int MAX_HOSTS = 64;
 
     /** @return whether {@code host} is in the ISR. */
     public boolean inIsr(final int host)

@@ -18,6 +18,10 @@ import java.nio.charset.StandardCharsets;
  *  |   Topic (UTF-8), then host ids (int32): AR, ISR, ELR, recovering ... 40
  *  +---------------------------------------------------------------+
  * </pre>
+ * {@link #decode} reads bytes from outside (a znode anyone with the credentials can write, a control message) and
+ * accepts only a state that could have been written: host ids in {@code [0, }{@link PartitionState#MAX_HOSTS}{@code )},
+ * no host twice in a list, the ISR, eligible and recovering replicas among the assigned ones, the leader an
+ * assigned replica or {@link PartitionState#NO_LEADER}, a non-empty ISR, and no negative epoch or version.
  */
 public final class PartitionStateCodec
 {
@@ -101,18 +105,97 @@ public final class PartitionStateCodec
                 throw new IllegalArgumentException("malformed partition state (id " + id + ", " + in.remaining() +
                     " bytes after the fixed fields)");
             }
+            if (topicLength > MAX_TOPIC_LENGTH || arCount > PartitionState.MAX_HOSTS || isrCount > arCount ||
+                elrCount > arCount || recoveringCount > arCount)
+            {
+                throw new IllegalArgumentException("malformed partition state (id " + id + "): topic length " +
+                    topicLength + ", " + arCount + " assigned, " + isrCount + " in sync, " + elrCount + " eligible, " +
+                    recoveringCount + " recovering");
+            }
             final byte[] topic = new byte[topicLength];
             in.get(topic);
             final int[] ar = getAll(in, arCount);
             final int[] isr = getAll(in, isrCount);
             final int[] elr = getAll(in, elrCount);
             final int[] recovering = getAll(in, recoveringCount);
-            return new PartitionState(id, new TopicPartition(new String(topic, StandardCharsets.UTF_8), number), ar,
-                isr, elr, recovering, leader, epoch, version);
+            final PartitionState state = new PartitionState(id,
+                new TopicPartition(new String(topic, StandardCharsets.UTF_8), number), ar, isr, elr, recovering, leader,
+                epoch, version);
+            checkHosts(state);
+            return state;
         }
         finally
         {
             in.order(order);
+        }
+    }
+
+    /** Longest topic name a state may carry (bytes). */
+    static final int MAX_TOPIC_LENGTH = 255;
+
+    /**
+     * @throws IllegalArgumentException unless every host id of {@code state} is in {@code [0, MAX_HOSTS)}, no list
+     *                                  names a host twice, the ISR, eligible and recovering replicas are assigned
+     *                                  ones, the ISR is not empty, the leader is assigned or absent, and the epoch and
+     *                                  version are not negative.
+     */
+    public static void checkHosts(final PartitionState state)
+    {
+        final int[] ar = state.assignedReplicas();
+        if (ar.length == 0 || state.isr().length == 0)
+        {
+            throw new IllegalArgumentException("partition state " + state.partitionId() + " has no " +
+                (ar.length == 0 ? "assigned replica" : "in-sync replica"));
+        }
+        checkDistinct(state, "assigned", ar);
+        for (final int host : ar)
+        {
+            if (host < 0 || host >= PartitionState.MAX_HOSTS)
+            {
+                throw new IllegalArgumentException("partition state " + state.partitionId() + " assigns host " + host +
+                    ", outside [0, " + PartitionState.MAX_HOSTS + ")");
+            }
+        }
+        checkSubset(state, "in-sync", state.isr());
+        checkSubset(state, "eligible", state.eligible());
+        checkSubset(state, "recovering", state.recovering());
+        if (state.leader() != PartitionState.NO_LEADER && !state.assigned(state.leader()))
+        {
+            throw new IllegalArgumentException("partition state " + state.partitionId() + " names leader " +
+                state.leader() + ", not an assigned replica");
+        }
+        if (state.leaderEpoch() < 0 || state.version() < 0)
+        {
+            throw new IllegalArgumentException("partition state " + state.partitionId() + " has a negative epoch (" +
+                state.leaderEpoch() + ") or version (" + state.version() + ")");
+        }
+    }
+
+    private static void checkSubset(final PartitionState state, final String what, final int[] hosts)
+    {
+        checkDistinct(state, what, hosts);
+        for (final int host : hosts)
+        {
+            if (!state.assigned(host))
+            {
+                throw new IllegalArgumentException("partition state " + state.partitionId() + " lists host " + host +
+                    " as " + what + ", not an assigned replica");
+            }
+        }
+    }
+
+    private static void checkDistinct(final PartitionState state, final String what, final int[] hosts)
+    {
+        for (int i = 0; i < hosts.length; i++)
+        {
+            for (int j = i + 1; j < hosts.length; j++)
+            {
+                if (hosts[i] == hosts[j])
+                {
+                    throw new IllegalArgumentException("partition state " + state.partitionId() + " lists host " +
+                        hosts[i] + " twice as " + what);
+                }
+            }
         }
     }
 

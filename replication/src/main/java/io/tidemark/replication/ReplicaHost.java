@@ -58,6 +58,7 @@ public final class ReplicaHost
     private boolean registered;
     private boolean possibleDataLoss;
     private boolean startedWithPossibleDataLoss;
+    private final RateLimitedLog remoteLog = new RateLimitedLog(System.getLogger(ReplicaHost.class.getName()));
 
     ReplicaHost(final int hostId, final Path dir, final long incarnation, final int maxHosts,
         final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
@@ -415,6 +416,30 @@ public final class ReplicaHost
         return digest;
     }
 
+    private boolean withinCluster(final int[] hosts)
+    {
+        for (final int host : hosts)
+        {
+            if (host < 0 || host >= fetchers.length)
+            {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** @return the manager of the host's counters file (not thread-safe: allocate before the agents run). */
+    org.agrona.concurrent.status.CountersManager countersManager()
+    {
+        return counters.manager();
+    }
+
+    /** @return fetch and epoch requests dropped unanswered (see {@link FetchServer#droppedRequests()}). */
+    long droppedRequests()
+    {
+        return fetchServer.droppedRequests();
+    }
+
     /** @return the fetcher replicating from {@code leaderHost} (diagnostics and tests). */
     FollowerFetcher fetcher(final int leaderHost)
     {
@@ -469,6 +494,13 @@ public final class ReplicaHost
     {
         if (!state.assigned(hostId))
         {
+            return;
+        }
+        if (!withinCluster(state.assignedReplicas()) || state.leader() >= fetchers.length)
+        {
+            // host ids this cluster does not have (the codec bounds them by the largest cluster only)
+            remoteLog.log(System.Logger.Level.WARNING, "host state-out-of-range", "host " + hostId + " ignored a " +
+                "partition state naming hosts outside [0, " + fetchers.length + "): " + state);
             return;
         }
         Replica replica = replicasById.get(state.partitionId());

@@ -25,7 +25,8 @@ public final class ReplicaNode implements AutoCloseable
 
     private ReplicaNode(final int hostId, final Path dir, final long incarnation, final int maxHosts,
         final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
-        final ProducerSessions sessions, final ErrorHandler errorHandler)
+        final ProducerSessions sessions, final ErrorHandler errorHandler,
+        final java.util.function.Consumer<org.agrona.concurrent.status.CountersManager> beforeStart)
     {
         final ReplicationContext concluded = ctx.conclude();
         this.channel = channel;
@@ -34,6 +35,7 @@ public final class ReplicaNode implements AutoCloseable
         this.scheduler = new AgentScheduler(concluded.threadingMode(), concluded.idleStrategySupplier(),
             errorHandler);
         this.group = "host-" + hostId;
+        beforeStart.accept(host.countersManager());
         host.start();
         scheduler.start(group, host.agents(), host.housekeepingAgent());
     }
@@ -57,11 +59,30 @@ public final class ReplicaNode implements AutoCloseable
         final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
         final ProducerSessions sessions, final ErrorHandler errorHandler)
     {
+        return start(hostId, dir, incarnation, maxHosts, ctx, transport, channel, sessions, errorHandler,
+            (counters) -> { });
+    }
+
+    /**
+     * As {@link #start(int, Path, long, int, ReplicationContext, Transport, ControlChannel, ProducerSessions,
+     * ErrorHandler)}, letting the caller allocate counters of its own in the host's counters file (read by
+     * {@code tidemark stat}) before the host's agents start (the counters manager is not thread-safe; the agents
+     * allocate the replicas' counters).
+     *
+     * @param beforeStart called once with the host's counters manager, before any agent runs.
+     * @return the running host.
+     */
+    public static ReplicaNode start(final int hostId, final Path dir, final long incarnation, final int maxHosts,
+        final ReplicationContext ctx, final Transport transport, final ControlChannel channel,
+        final ProducerSessions sessions, final ErrorHandler errorHandler,
+        final java.util.function.Consumer<org.agrona.concurrent.status.CountersManager> beforeStart)
+    {
         if (hostId < 0 || hostId >= maxHosts)
         {
             throw new IllegalArgumentException("host id " + hostId + " outside [0, " + maxHosts + ")");
         }
-        return new ReplicaNode(hostId, dir, incarnation, maxHosts, ctx, transport, channel, sessions, errorHandler);
+        return new ReplicaNode(hostId, dir, incarnation, maxHosts, ctx, transport, channel, sessions, errorHandler,
+            beforeStart);
     }
 
     /** @return the host's id. */
@@ -221,6 +242,16 @@ public final class ReplicaNode implements AutoCloseable
     public int invokeAgents()
     {
         return scheduler.invoke();
+    }
+
+    /**
+     * @return fetch and epoch requests this host dropped unanswered: malformed, naming a replica other than their
+     *         sender, or from an incarnation the follower's host did not register with. Read from the host agent's
+     *         thread without synchronization: a diagnostic figure.
+     */
+    public long droppedFetchRequests()
+    {
+        return host.droppedRequests();
     }
 
     /** Stop cleanly: the controller hears first, so leadership moves away at once; logs close cleanly. */

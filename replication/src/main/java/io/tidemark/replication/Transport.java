@@ -1,6 +1,7 @@
 package io.tidemark.replication;
 
 import org.agrona.DirectBuffer;
+import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.MessageHandler;
 
 /**
@@ -30,11 +31,12 @@ public interface Transport
     boolean sendResponse(int fromHost, int toHost, int msgTypeId, DirectBuffer buffer, int offset, int length);
 
     /**
-     * Deliver queued requests for {@code host} to the handler.
+     * Deliver queued requests for {@code host} to the handler, each with the host that sent it (as the transport
+     * established it: over a network, the authenticated sender, never a field of the message).
      *
      * @return messages delivered.
      */
-    int pollRequests(int host, MessageHandler handler, int limit);
+    int pollRequests(int host, RequestHandler handler, int limit);
 
     /**
      * Deliver queued responses from {@code fromHost} to the fetcher on {@code host}.
@@ -59,6 +61,20 @@ public interface Transport
     default int maxMessageLength()
     {
         return Integer.MAX_VALUE;
+    }
+
+    /** Receives requests with their sender. */
+    @FunctionalInterface
+    interface RequestHandler
+    {
+        /**
+         * @param fromHost  the host that sent the request.
+         * @param msgTypeId the message type.
+         * @param buffer    holds the message (valid during the call only).
+         * @param index     where it starts.
+         * @param length    its length.
+         */
+        void onRequest(int fromHost, int msgTypeId, MutableDirectBuffer buffer, int index, int length);
     }
 
     /** Bytes a fetch response needs beyond {@code replica.fetch.max.bytes}: headers, and the partial batch rule. */

@@ -32,7 +32,7 @@ final class SimTransport implements Transport
     long duplicated;
 
     /** A message in flight. */
-    private record Message(long deliverAtMs, long sequence, int typeId, byte[] bytes)
+    private record Message(long deliverAtMs, long sequence, int fromHost, int typeId, byte[] bytes)
     {
     }
 
@@ -100,7 +100,7 @@ final class SimTransport implements Transport
         for (int i = 0; i < copies; i++)
         {
             final long delay = maxDelayMs == 0 ? 0 : random.nextInt(maxDelayMs + 1);
-            queues.get(queue).add(new Message(clock.time() + delay, sequence++, typeId, bytes));
+            queues.get(queue).add(new Message(clock.time() + delay, sequence++, from, typeId, bytes));
         }
         return true;
     }
@@ -121,13 +121,19 @@ final class SimTransport implements Transport
 
     private int poll(final int queue, final MessageHandler handler, final int limit)
     {
+        return poll(queue, (from, typeId, buffer, index, length) -> handler.onMessage(typeId, buffer, index, length),
+            limit);
+    }
+
+    private int poll(final int queue, final RequestHandler handler, final int limit)
+    {
         int count = 0;
         final PriorityQueue<Message> pending = queues.get(queue);
         while (count < limit && !pending.isEmpty() && pending.peek().deliverAtMs <= clock.time())
         {
             final Message message = pending.poll();
             view.wrap(message.bytes);
-            handler.onMessage(message.typeId, view, 0, message.bytes.length);
+            handler.onRequest(message.fromHost, message.typeId, view, 0, message.bytes.length);
             count++;
             delivered++;
         }
@@ -135,7 +141,7 @@ final class SimTransport implements Transport
     }
 
     @Override
-    public int pollRequests(final int host, final MessageHandler handler, final int limit)
+    public int pollRequests(final int host, final RequestHandler handler, final int limit)
     {
         return up[host] ? poll(requestQueue(host), handler, limit) : 0;
     }

@@ -51,7 +51,7 @@ class UnassignedReplicaFetchTest
         }
 
         @Override
-        public int pollRequests(final int host, final MessageHandler handler, final int limit)
+        public int pollRequests(final int host, final RequestHandler handler, final int limit)
         {
             return delegate.pollRequests(host, handler, limit);
         }

@@ -18,6 +18,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * it was cut off from ZooKeeper for longer than its session timeout. Answers come from memory (the cache's
  * events), so the controller's duty cycle never waits on ZooKeeper. A host never seen registered is not reported
  * down (the heartbeats' grace covers a start-up).
+ * <p>
+ * A host's node data that starts with its incarnation ({@code "<incarnation> <endpoint>"}, as a host process
+ * registers) is its {@link #registeredIncarnation}; a node with other data states none
+ * ({@link HostLiveness#ANY_INCARNATION}). Host ids outside {@code [0, 64)} are ignored.
  */
 public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
 {
@@ -27,6 +31,9 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
     private final String hostsPath;
     private final CuratorCache cache;
     private final ConcurrentHashMap<Integer, Boolean> registered = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLongArray incarnations =
+        new java.util.concurrent.atomic.AtomicLongArray(io.tidemark.replication.PartitionState.MAX_HOSTS);
+    private final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
 
     /**
      * Start watching the hosts' nodes.
@@ -41,7 +48,12 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
         cache.listenable().addListener(CuratorCacheListener.builder()
             .forCreates((node) -> update(node, true))
             .forDeletes((node) -> update(node, false))
+            .forInitialized(initialized::countDown)
             .build());
+        for (int i = 0; i < incarnations.length(); i++)
+        {
+            incarnations.set(i, NOT_REGISTERED);
+        }
         cache.start();
     }
 
@@ -54,11 +66,64 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
         }
         try
         {
-            registered.put(Integer.parseInt(path.substring(hostsPath.length() + 1)), up);
+            final int hostId = Integer.parseInt(path.substring(hostsPath.length() + 1));
+            if (hostId < 0 || hostId >= incarnations.length())
+            {
+                return;
+            }
+            incarnations.set(hostId, up ? incarnationIn(node.getData()) : NOT_REGISTERED);
+            registered.put(hostId, up);
         }
         catch (final NumberFormatException ex)
         {
             // not a host node
+        }
+    }
+
+    private static long incarnationIn(final byte[] data)
+    {
+        if (null == data)
+        {
+            return ANY_INCARNATION;
+        }
+        final String text = new String(data, StandardCharsets.UTF_8).trim();
+        final int space = text.indexOf(' ');
+        try
+        {
+            final long incarnation = Long.parseLong(space < 0 ? text : text.substring(0, space));
+            return incarnation > 0 ? incarnation : ANY_INCARNATION;
+        }
+        catch (final NumberFormatException ex)
+        {
+            return ANY_INCARNATION; // a registration that states no incarnation
+        }
+    }
+
+    /**
+     * @return the incarnation the host's node states, {@link HostLiveness#NOT_REGISTERED} when it has no node (as
+     *         last heard), or {@link HostLiveness#ANY_INCARNATION} when its node states none.
+     */
+    @Override
+    public long registeredIncarnation(final int hostId)
+    {
+        return hostId >= 0 && hostId < incarnations.length() ? incarnations.get(hostId) : NOT_REGISTERED;
+    }
+
+    /**
+     * Wait until the hosts' nodes as they were at the start have been read.
+     *
+     * @return whether they were within the timeout.
+     */
+    public boolean awaitInitialized(final long timeoutMs)
+    {
+        try
+        {
+            return initialized.await(timeoutMs, java.util.concurrent.TimeUnit.MILLISECONDS);
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return false;
         }
     }
 

@@ -80,6 +80,8 @@ final class LoopbackCluster implements AutoCloseable
         {
             endpoints.add("127.0.0.1:" + freeUdpPort());
         }
+        Files.deleteIfExists(dir.resolve("cluster.secret")); // a run's own secret
+        io.tidemark.aeron.ClusterSecret.generate(dir.resolve("cluster.secret"));
         this.zooKeeper = new ZooKeeperProcess(dir.resolve("zookeeper"), dir.resolve("zookeeper.log"),
             plan.hostClasspath());
         this.shutdownHook = new Thread(() ->
@@ -142,6 +144,7 @@ final class LoopbackCluster implements AutoCloseable
         p.setProperty("zookeeper.root", ROOT);
         p.setProperty("zookeeper.user", USER);
         p.setProperty("zookeeper.password", password);
+        p.setProperty("cluster.secret.file", dir.resolve("cluster.secret").toString());
         return p;
     }
 
