@@ -261,7 +261,7 @@ public final class AeronTransport implements Transport, AutoCloseable
         }
         // Positive: sent. NOT_CONNECTED, BACK_PRESSURED, ADMIN_ACTION, CLOSED, MAX_POSITION_EXCEEDED, TOO_LONG: the
         // protocol retries later, as it does for a full ring.
-        return outbound.writer.offer(outbound.publication, msgTypeId,
+        return outbound.writer.offer(outbound.publication, msgTypeId, toHost,
             receiverEpoch == HostLiveness.ANY_INCARNATION ? 0 : receiverEpoch, buffer, offset, length) > 0;
     }
 
@@ -417,7 +417,7 @@ public final class AeronTransport implements Transport, AutoCloseable
             {
                 return;
             }
-            final EdgeCounters.Reason refused = reader.verify(buffer, offset, length);
+            final EdgeCounters.Reason refused = reader.verify(buffer, offset, length, subscription.streamId());
             if (null != refused)
             {
                 drop(refused, -1, header);
@@ -440,7 +440,7 @@ public final class AeronTransport implements Transport, AutoCloseable
                 return;
             }
             final long own = registry.applyAsLong(host);
-            if (own != HostLiveness.ANY_INCARNATION && reader.receiverEpoch() != own)
+            if (reader.receiverId() != host || (own != HostLiveness.ANY_INCARNATION && reader.receiverEpoch() != own))
             {
                 drop(EdgeCounters.Reason.WRONG_RECEIVER, sender, header);
                 return;

@@ -16,7 +16,7 @@ import java.nio.ByteOrder;
  *  +---------------------------------------------------------------+
  *  |                         Message Type                          |  8
  *  +---------------------------------------------------------------+
- *  |                        Reserved (zero)                        | 12
+ *  |       Receiver Id: the receiving host's id, or -1 (a client)    | 12
  *  +---------------------------------------------------------------+
  *  |                 Sender Id: host id or client id (int64)       | 16
  *  +---------------------------------------------------------------+
@@ -31,15 +31,18 @@ import java.nio.ByteOrder;
  *  |        Payload: the message of the type ...                   | 64
  *  +---------------------------------------------------------------+
  * </pre>
- * The tag is HMAC-SHA256, keyed with the cluster secret ({@link ClusterSecret}), over bytes 0 to 47 and the payload,
- * truncated to its first 16 bytes (128 bits, as RFC 2104 allows down to half the hash). Flag {@link #TAGGED} says a
+ * The tag is HMAC-SHA256, keyed with the cluster secret ({@link ClusterSecret}), over the Aeron stream id the frame is
+ * sent on (4 bytes, little-endian, not carried: each side knows it), bytes 0 to 47 and the payload, truncated to its
+ * first 16 bytes (128 bits, as RFC 2104 allows down to half the hash). Flag {@link #TAGGED} says a
  * tag is present; a process with a secret drops every frame without one, and an {@code insecure} process sends
  * none.
  * <p>
  * <b>Design note: replays.</b> A captured frame is useless elsewhere or later: the receiver checks the tag first,
- * then that the sender epoch is the sender's registered incarnation (so frames of an earlier life of a host are
- * refused), that the receiver epoch is its own incarnation (so frames captured before it restarted are refused), and
- * that the sequence number is new within a sliding window per sender ({@link ReplayWindow}). Clients have no
+ * (which binds the frame to its stream: replayed on another stream it fails), then that the sender epoch is the
+ * sender's registered incarnation (so frames of an earlier life of a host are refused), that the receiver id and
+ * epoch are its own id and incarnation (so frames meant for another host, or captured before it restarted, are
+ * refused), and that the sequence number is new within a sliding window per sender and stream
+ * ({@link ReplayWindow}). Clients have no
  * incarnation: a host gives each client it meets a random session, which every later request of that client must
  * carry, and forgets it when the client goes idle, so a replayed request of a client long gone names no session.
  * <p>
@@ -57,6 +60,9 @@ public final class FrameDescriptor
     /** Sender kind: a client (sender id: its random client id). */
     public static final int CLIENT = 2;
 
+    /** Receiver id of a frame to a client. */
+    public static final int CLIENT_RECEIVER = -1;
+
     /** Flag: the frame carries a tag. */
     public static final int TAGGED = 0x1;
 
@@ -65,7 +71,7 @@ public final class FrameDescriptor
     public static final int FLAGS_OFFSET = 2;
     public static final int CLUSTER_OFFSET = 4;
     public static final int TYPE_OFFSET = 8;
-    public static final int RESERVED_OFFSET = 12;
+    public static final int RECEIVER_ID_OFFSET = 12;
     public static final int SENDER_ID_OFFSET = 16;
     public static final int SENDER_EPOCH_OFFSET = 24;
     public static final int RECEIVER_EPOCH_OFFSET = 32;

@@ -17,6 +17,7 @@ public final class FrameReader
     private final HmacSha256 mac;
     private final int clusterHash;
     private final byte[] tag = new byte[HmacSha256.LENGTH];
+    private final byte[] stream = new byte[4];
     private DirectBuffer buffer;
     private int offset;
     private int length;
@@ -32,16 +33,17 @@ public final class FrameReader
     }
 
     /**
+     * @param streamId the Aeron stream the frame arrived on (part of what the tag covers).
      * @return null when the frame is well formed, authentic (or this process is insecure) and of this cluster;
      *         otherwise why it must be dropped.
      */
-    public EdgeCounters.Reason verify(final DirectBuffer buffer, final int offset, final int length)
+    public EdgeCounters.Reason verify(final DirectBuffer buffer, final int offset, final int length,
+        final int streamId)
     {
         this.buffer = buffer;
         this.offset = offset;
         this.length = length;
-        if (length < HEADER_LENGTH || (buffer.getByte(offset + VERSION_OFFSET) & 0xFF) != VERSION ||
-            buffer.getInt(offset + RESERVED_OFFSET, ORDER) != 0)
+        if (length < HEADER_LENGTH || (buffer.getByte(offset + VERSION_OFFSET) & 0xFF) != VERSION)
         {
             return EdgeCounters.Reason.MALFORMED;
         }
@@ -57,7 +59,12 @@ public final class FrameReader
             {
                 return foreign ? EdgeCounters.Reason.FOREIGN_CLUSTER : EdgeCounters.Reason.UNAUTHENTICATED;
             }
+            stream[0] = (byte)streamId;
+            stream[1] = (byte)(streamId >>> 8);
+            stream[2] = (byte)(streamId >>> 16);
+            stream[3] = (byte)(streamId >>> 24);
             mac.begin();
+            mac.update(stream, 0, 4);
             mac.update(buffer, offset, TAG_OFFSET);
             mac.update(buffer, offset + HEADER_LENGTH, length - HEADER_LENGTH);
             mac.finish(tag, 0);
@@ -96,6 +103,12 @@ public final class FrameReader
     public long senderEpoch()
     {
         return buffer.getLong(offset + SENDER_EPOCH_OFFSET, ORDER);
+    }
+
+    /** @return the host id the frame is addressed to, or {@link FrameDescriptor#CLIENT_RECEIVER}. */
+    public int receiverId()
+    {
+        return buffer.getInt(offset + RECEIVER_ID_OFFSET, ORDER);
     }
 
     /** @return the receiver's incarnation or client id the frame is addressed to. */

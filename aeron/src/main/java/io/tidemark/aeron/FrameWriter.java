@@ -21,6 +21,7 @@ public final class FrameWriter
     private final HmacSha256 mac;
     private final UnsafeBuffer header;
     private final byte[] tag = new byte[HmacSha256.LENGTH];
+    private final byte[] stream = new byte[4];
     private final int maxPrefixLength;
     private long sequence;
     private volatile long senderEpoch;
@@ -44,7 +45,6 @@ public final class FrameWriter
         header.putByte(SENDER_KIND_OFFSET, (byte)senderKind);
         header.putShort(FLAGS_OFFSET, (short)(null == mac ? 0 : TAGGED), ORDER);
         header.putInt(CLUSTER_OFFSET, clusterHash, ORDER);
-        header.putInt(RESERVED_OFFSET, 0, ORDER);
         header.putLong(SENDER_ID_OFFSET, senderId, ORDER);
     }
 
@@ -63,12 +63,14 @@ public final class FrameWriter
     /**
      * Send a frame whose payload is {@code length} bytes of {@code payload}.
      *
+     * @param receiverId    the receiving host's id, or {@link FrameDescriptor#CLIENT_RECEIVER}.
+     * @param receiverEpoch the receiving host's incarnation, or the receiving client's id.
      * @return Aeron's offer result (positive: sent), or {@link #TOO_LONG}.
      */
-    public long offer(final Publication publication, final int type, final long receiverEpoch,
+    public long offer(final Publication publication, final int type, final int receiverId, final long receiverEpoch,
         final DirectBuffer payload, final int offset, final int length)
     {
-        return offer(publication, type, receiverEpoch, null, 0, 0, payload, offset, length);
+        return offer(publication, type, receiverId, receiverEpoch, null, 0, 0, payload, offset, length);
     }
 
     /**
@@ -77,8 +79,8 @@ public final class FrameWriter
      *
      * @return Aeron's offer result (positive: sent), or {@link #TOO_LONG}.
      */
-    public synchronized long offer(final Publication publication, final int type, final long receiverEpoch,
-        final DirectBuffer prefix, final int prefixOffset, final int prefixLength, final DirectBuffer payload,
+    public synchronized long offer(final Publication publication, final int type, final int receiverId,
+        final long receiverEpoch, final DirectBuffer prefix, final int prefixOffset, final int prefixLength, final DirectBuffer payload,
         final int offset, final int length)
     {
         if (prefixLength > maxPrefixLength)
@@ -91,6 +93,7 @@ public final class FrameWriter
             return TOO_LONG;
         }
         header.putInt(TYPE_OFFSET, type, ORDER);
+        header.putInt(RECEIVER_ID_OFFSET, receiverId, ORDER);
         header.putLong(SENDER_EPOCH_OFFSET, senderEpoch, ORDER);
         header.putLong(RECEIVER_EPOCH_OFFSET, receiverEpoch, ORDER);
         header.putLong(SEQUENCE_OFFSET, ++sequence, ORDER);
@@ -100,7 +103,13 @@ public final class FrameWriter
         }
         if (null != mac)
         {
+            final int streamId = publication.streamId();
+            stream[0] = (byte)streamId;
+            stream[1] = (byte)(streamId >>> 8);
+            stream[2] = (byte)(streamId >>> 16);
+            stream[3] = (byte)(streamId >>> 24);
             mac.begin();
+            mac.update(stream, 0, 4);
             mac.update(header.byteArray(), 0, TAG_OFFSET);
             mac.update(header.byteArray(), HEADER_LENGTH, prefixLength);
             if (length > 0)

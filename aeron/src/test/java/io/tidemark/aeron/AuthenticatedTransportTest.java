@@ -147,6 +147,15 @@ class AuthenticatedTransportTest
                 await(() -> poll(receiver, received) >= 0 && drops.dropped(FETCH, BAD_TAG) == 2,
                     "a changed sender breaks the tag");
             }
+            // the captured request replayed on host 1's response stream from host 0: the tag binds the stream
+            try (Publication raw = media.aeron().addPublication("aeron:ipc", AeronTransport.responseStreamId(1, 0)))
+            {
+                final UnsafeBuffer replay = new UnsafeBuffer(captured[0]);
+                await(() -> raw.offer(replay) > 0, "the replay on another stream sent");
+                await(() -> receiver.pollResponses(1, 0, (type, buffer, index, length) -> received.add(
+                    new Received(0, type, "response")), 10) >= 0 && drops.dropped(FETCH, BAD_TAG) == 3,
+                    "a frame replayed on another stream breaks the tag");
+            }
 
             // the receiver learns that host 0 restarted: frames of the old incarnation are stale
             receiverView.set(0, 101);
@@ -169,7 +178,7 @@ class AuthenticatedTransportTest
             sendUntilAccepted(sender, "again");
             await(() -> poll(receiver, received) >= 0 && received.size() == 2, "the next authentic request");
             assertEquals(new Received(0, 7, "again"), received.get(1));
-            assertEquals(6, drops.total(), "every drop counted once: " + drops.total());
+            assertEquals(7, drops.total(), "every drop counted once: " + drops.total());
         }
     }
 }

@@ -132,41 +132,43 @@ class FrameAuthenticationTest
         final UnsafeBuffer frame = out.last;
 
         final FrameReader reader = new FrameReader(secret, 77);
-        assertNull(reader.verify(frame, 0, frame.capacity()));
+        assertNull(reader.verify(frame, 0, frame.capacity(), 77));
         assertEquals(3, reader.senderId());
         assertEquals(9, reader.senderEpoch());
         assertEquals(11, reader.receiverEpoch());
         assertEquals(1, reader.sequence());
         assertEquals(5, reader.type());
+        assertEquals(2, reader.receiverId());
+        assertEquals(EdgeCounters.Reason.BAD_TAG, reader.verify(frame, 0, frame.capacity(), 78),
+            "the tag binds the stream: replayed on another stream it fails");
         assertEquals(payload.length, reader.payloadLength());
 
-        assertEquals(EdgeCounters.Reason.BAD_TAG, new FrameReader(other, 77).verify(frame, 0, frame.capacity()),
+        assertEquals(EdgeCounters.Reason.BAD_TAG, new FrameReader(other, 77).verify(frame, 0, frame.capacity(), 77),
             "another secret");
         assertEquals(EdgeCounters.Reason.FOREIGN_CLUSTER, new FrameReader(secret, 78).verify(frame, 0,
-            frame.capacity()));
-        assertEquals(EdgeCounters.Reason.MALFORMED, reader.verify(frame, 0, FrameDescriptor.HEADER_LENGTH - 1));
-        assertEquals(EdgeCounters.Reason.BAD_TAG, reader.verify(frame, 0, frame.capacity() - 1), "truncated");
+            frame.capacity(), 77));
+        assertEquals(EdgeCounters.Reason.MALFORMED, reader.verify(frame, 0, FrameDescriptor.HEADER_LENGTH - 1, 77));
+        assertEquals(EdgeCounters.Reason.BAD_TAG, reader.verify(frame, 0, frame.capacity() - 1, 77), "truncated");
         for (int i = 0; i < frame.capacity(); i++)
         {
-            if (i >= FrameDescriptor.VERSION_OFFSET && i < FrameDescriptor.FLAGS_OFFSET + 2 ||
-                i >= FrameDescriptor.RESERVED_OFFSET && i < FrameDescriptor.RESERVED_OFFSET + 4)
+            if (i >= FrameDescriptor.VERSION_OFFSET && i < FrameDescriptor.FLAGS_OFFSET + 2)
             {
                 continue; // checked as malformed before the tag
             }
             final UnsafeBuffer flipped = new UnsafeBuffer(frame.byteArray().clone());
             flipped.putByte(i, (byte)(flipped.getByte(i) ^ 0x10));
-            assertNotNull(reader.verify(flipped, 0, flipped.capacity()), "a changed byte at " + i);
+            assertNotNull(reader.verify(flipped, 0, flipped.capacity(), 77), "a changed byte at " + i);
         }
 
         // an insecure sender's frame: refused by a process with a secret, taken by an insecure one
         final FrameWriter insecure = new FrameWriter(ClusterSecret.insecure(), 77, FrameDescriptor.HOST, 3, 9, 0);
         out.send(insecure, 5, 11, payload);
-        assertEquals(EdgeCounters.Reason.UNAUTHENTICATED, reader.verify(out.last, 0, out.last.capacity()));
-        assertNull(new FrameReader(ClusterSecret.insecure(), 77).verify(out.last, 0, out.last.capacity()));
+        assertEquals(EdgeCounters.Reason.UNAUTHENTICATED, reader.verify(out.last, 0, out.last.capacity(), 77));
+        assertNull(new FrameReader(ClusterSecret.insecure(), 77).verify(out.last, 0, out.last.capacity(), 77));
 
         // sequence numbers grow per writer
         out.send(writer, 5, 11, payload);
-        assertNull(reader.verify(out.last, 0, out.last.capacity()));
+        assertNull(reader.verify(out.last, 0, out.last.capacity(), 77));
         assertEquals(2, reader.sequence());
     }
 
@@ -184,7 +186,7 @@ class FrameAuthenticationTest
             {
                 final long deadline = System.nanoTime() + 10_000_000_000L;
                 long result;
-                while ((result = writer.offer(publication, type, receiverEpoch, new UnsafeBuffer(payload), 0,
+                while ((result = writer.offer(publication, type, 2, receiverEpoch, new UnsafeBuffer(payload), 0,
                     payload.length)) < 0)
                 {
                     assertTrue(System.nanoTime() < deadline, "offer " + result);

@@ -1,6 +1,6 @@
 package io.tidemark.cli;
 
-import io.tidemark.aeron.ClusterSecret;
+import io.tidemark.host.HostConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
@@ -38,7 +38,7 @@ final class SecretCommand implements Callable<Integer>
     {
         try
         {
-            ClusterSecret.generate(file);
+            HostConfig.generateSecret(file);
         }
         catch (final FileAlreadyExistsException ex)
         {

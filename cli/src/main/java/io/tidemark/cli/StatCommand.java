@@ -33,7 +33,8 @@ import java.util.stream.Stream;
     description = {
         "Read the counters of a running Tidemark process from outside it, like AeronStat: per log or replicated " +
             "partition, the log end offset (LEO), high watermark (HW), flushed offset (recovery point), log " +
-            "start offset, segment count, leader, epoch, ISR size and each follower's lag. Refreshes like top " +
+            "start offset, segment count, leader, epoch, ISR size and each follower's lag; for a host process, the " +
+            "messages it dropped at its network edge, by stream and reason. Refreshes like top " +
             "(every --interval) when the output is a terminal; prints once otherwise, unless --iterations says.",
         "PATH: a log directory (its counters.dat), a cluster root (host-*/counters.dat), a host directory, or a " +
             "counters file. The files are mapped read-only; the process is never disturbed.",
@@ -53,6 +54,8 @@ final class StatCommand implements Callable<Integer>
     private static final int ISR_SIZE = 2004;
     private static final int REPLICA_LOG_END = 2005;
     private static final int FOLLOWER_LAG = 2006;
+    private static final int DROPPED_MESSAGES = 3001;
+    private static final Pattern DROPPED_LABEL = Pattern.compile("^dropped-messages: (\\S+) stream=(\\S+) reason=(\\S+)$");
     private static final Pattern REPLICA_LABEL = Pattern.compile("^[a-z-]+: (\\S+) host=(\\d+)(?: replica=(\\d+))?$");
     private static final Pattern HOST_DIR = Pattern.compile("host-(\\d+)");
     private static final long PLAUSIBLE_WALL_CLOCK_MS = 946_684_800_000L; // 2000-01-01
@@ -205,12 +208,25 @@ final class StatCommand implements Callable<Integer>
     {
         final long startTimeMs = startTime(file);
         final Map<String, Row> rows = new TreeMap<>();
+        final Map<String, Long> dropped = new TreeMap<>();
         final long pid;
         try (CountersFile counters = CountersFile.openReadOnly(file))
         {
             pid = counters.pid();
             counters.reader().forEach((counterId, typeId, keyBuffer, label) ->
-                add(rows, typeId, label, counters.reader().getCounterValue(counterId)));
+            {
+                final long value = counters.reader().getCounterValue(counterId);
+                if (typeId == DROPPED_MESSAGES)
+                {
+                    final Matcher m = DROPPED_LABEL.matcher(label);
+                    if (m.matches())
+                    {
+                        dropped.merge(m.group(1) + " " + m.group(2) + " " + m.group(3), value, Long::sum);
+                    }
+                    return;
+                }
+                add(rows, typeId, label, value);
+            });
         }
         catch (final IOException ex)
         {
@@ -224,6 +240,7 @@ final class StatCommand implements Callable<Integer>
         screen.append('\n').append(file).append(": pid ").append(pid).append(alive ? " running" :
             " NOT RUNNING (no process is there)").append(", started ")
             .append(startTimeMs > 0 ? Formats.timestamp(startTimeMs) : "?").append('\n');
+        renderDropped(dropped, screen);
         if (rows.isEmpty())
         {
             screen.append("  (no counters allocated)\n");
@@ -251,6 +268,29 @@ final class StatCommand implements Callable<Integer>
                 value(row.isr), lags.length() == 0 ? "-" : lags.toString()));
         }
         return alive;
+    }
+
+    /**
+     * The messages a host dropped at its network edge: the total, then each stream and reason that dropped any
+     * (failed authentication, another cluster, replays, identities that were not the sender's, client limits).
+     */
+    private static void renderDropped(final Map<String, Long> dropped, final StringBuilder screen)
+    {
+        if (dropped.isEmpty())
+        {
+            return;
+        }
+        final long total = dropped.values().stream().mapToLong(Long::longValue).sum();
+        screen.append("  DROPPED MESSAGES: ").append(total).append(total == 0 ? " (none)" : "").append('\n');
+        for (final Map.Entry<String, Long> entry : dropped.entrySet())
+        {
+            if (entry.getValue() != 0)
+            {
+                final String[] parts = entry.getKey().split(" ");
+                screen.append(String.format("    %-8s stream=%-8s reason=%-16s %d%n", parts[0], parts[1], parts[2],
+                    entry.getValue()));
+            }
+        }
     }
 
     private static String value(final long v)

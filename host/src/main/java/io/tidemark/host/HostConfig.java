@@ -301,6 +301,17 @@ public final class HostConfig
         return ClusterSecret.load(secretFile, CLUSTER_SECRET_FILE);
     }
 
+    /**
+     * Write a new cluster secret file (32 random bytes, Base64, mode 0600): see {@link ClusterSecret#generate}.
+     *
+     * @param file where; must not exist.
+     * @throws IOException when it exists or cannot be written.
+     */
+    public static void generateSecret(final Path file) throws IOException
+    {
+        ClusterSecret.generate(file);
+    }
+
     /** The line a host or client logs at start when its cluster traffic is not authenticated. */
     static String insecureWarning(final String who)
     {

@@ -137,13 +137,14 @@ final class HostGateway implements Agent
                 result.putLong(RESULT_CORRELATION_OFFSET, correlationId, ORDER);
                 result.putLong(PRODUCE_RESULT_BASE_OFFSET, baseOffset, ORDER);
                 // lost on back-pressure: the client times out and retries
-                writer.offer(reply, PRODUCE_RESULT, clientId, result, 0, PRODUCE_RESULT_LENGTH);
+                writer.offer(reply, PRODUCE_RESULT, FrameDescriptor.CLIENT_RECEIVER, clientId, result, 0,
+                    PRODUCE_RESULT_LENGTH);
             }
         }
 
         boolean sendHelloAck()
         {
-            return writer.offer(reply, HELLO_ACK, clientId, ack, 0, HELLO_ACK_LENGTH) > 0;
+            return writer.offer(reply, HELLO_ACK, FrameDescriptor.CLIENT_RECEIVER, clientId, ack, 0, HELLO_ACK_LENGTH) > 0;
         }
 
         void close()
@@ -260,7 +261,7 @@ final class HostGateway implements Agent
 
     private void onControl(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        final EdgeCounters.Reason refused = controlReader.verify(buffer, offset, length);
+        final EdgeCounters.Reason refused = controlReader.verify(buffer, offset, length, CONTROL_STREAM_ID);
         if (null != refused)
         {
             counters.drop(EdgeCounters.Stream.CONTROL, refused, -1, source(header));
@@ -282,7 +283,7 @@ final class HostGateway implements Agent
             counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.STALE_SENDER, sender, source(header));
             return;
         }
-        if (controlReader.receiverEpoch() != incarnation)
+        if (controlReader.receiverId() != hostId || controlReader.receiverEpoch() != incarnation)
         {
             counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.WRONG_RECEIVER, sender, source(header));
             return;
@@ -317,7 +318,7 @@ final class HostGateway implements Agent
 
     private void onRequest(final DirectBuffer buffer, final int offset, final int length, final Header header)
     {
-        final EdgeCounters.Reason refused = gatewayReader.verify(buffer, offset, length);
+        final EdgeCounters.Reason refused = gatewayReader.verify(buffer, offset, length, GATEWAY_STREAM_ID);
         if (null != refused)
         {
             drop(refused, -1, header);
@@ -329,7 +330,7 @@ final class HostGateway implements Agent
             drop(EdgeCounters.Reason.UNKNOWN_SENDER, clientId, header);
             return;
         }
-        if (gatewayReader.receiverEpoch() != incarnation)
+        if (gatewayReader.receiverId() != hostId || gatewayReader.receiverEpoch() != incarnation)
         {
             drop(EdgeCounters.Reason.WRONG_RECEIVER, clientId, header);
             return;
@@ -504,7 +505,7 @@ final class HostGateway implements Agent
         readResult.putLong(READ_RESULT_HW_OFFSET, highWatermark, ORDER);
         readResult.putLong(READ_RESULT_LOG_START_OFFSET, logStart, ORDER);
         readResult.putInt(READ_RESULT_EPOCH_OFFSET, epoch, ORDER);
-        peer.writer.offer(peer.reply, READ_RESULT, peer.clientId, readResult, 0,
+        peer.writer.offer(peer.reply, READ_RESULT, FrameDescriptor.CLIENT_RECEIVER, peer.clientId, readResult, 0,
             READ_RESULT_BATCHES_OFFSET + readLength);
     }
 

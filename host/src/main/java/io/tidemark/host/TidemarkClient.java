@@ -140,7 +140,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             if (now - lastHelloMs >= (ready ? KEEPALIVE_MS : HELLO_INTERVAL_MS))
             {
                 lastHelloMs = now;
-                writer.offer(gateway, GatewayMessages.HELLO, info.incarnation(), hello, 0, GatewayMessages.HELLO_LENGTH);
+                writer.offer(gateway, GatewayMessages.HELLO, hostId, info.incarnation(), hello, 0,
+                    GatewayMessages.HELLO_LENGTH);
             }
         }
 
@@ -148,7 +149,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             if (ready)
             {
-                writer.offer(gateway, GatewayMessages.GOODBYE, info.incarnation(), hello, 0, 0);
+                writer.offer(gateway, GatewayMessages.GOODBYE, hostId, info.incarnation(), hello, 0, 0);
             }
             CloseHelper.quietClose(gateway);
         }
@@ -469,8 +470,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         header.putInt(GatewayMessages.PRODUCE_SEQUENCE_OFFSET, baseSequence, GatewayMessages.ORDER);
         header.putLong(GatewayMessages.PRODUCE_CORRELATION_OFFSET,
             GatewayMessages.wireCorrelation(session, correlationId), GatewayMessages.ORDER);
-        final long result = link.writer.offer(link.gateway, GatewayMessages.PRODUCE, link.info.incarnation(), header,
-            0, GatewayMessages.PRODUCE_RECORDS_OFFSET, records, 0, length);
+        final long result = link.writer.offer(link.gateway, GatewayMessages.PRODUCE, link.hostId,
+            link.info.incarnation(), header, 0, GatewayMessages.PRODUCE_RECORDS_OFFSET, records, 0, length);
         if (result > 0)
         {
             return ReplicationError.NONE;
@@ -802,7 +803,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             pendingReads.put(correlationId, reader);
         }
-        if (link.writer.offer(link.gateway, GatewayMessages.READ, link.info.incarnation(), request, 0,
+        if (link.writer.offer(link.gateway, GatewayMessages.READ, link.hostId, link.info.incarnation(), request, 0,
             GatewayMessages.READ_LENGTH) > 0)
         {
             return true;
@@ -889,7 +890,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
 
         private void onReply(final DirectBuffer buffer, final int offset, final int length, final Header header)
         {
-            final EdgeCounters.Reason refused = reader.verify(buffer, offset, length);
+            final EdgeCounters.Reason refused = reader.verify(buffer, offset, length,
+                GatewayMessages.REPLY_STREAM_ID);
             if (null != refused)
             {
                 drop(refused, -1);
@@ -908,7 +910,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 drop(EdgeCounters.Reason.STALE_SENDER, sender);
                 return;
             }
-            if (reader.receiverEpoch() != clientId)
+            if (reader.receiverId() != FrameDescriptor.CLIENT_RECEIVER || reader.receiverEpoch() != clientId)
             {
                 drop(EdgeCounters.Reason.WRONG_RECEIVER, sender);
                 return;

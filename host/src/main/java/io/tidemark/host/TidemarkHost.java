@@ -707,7 +707,7 @@ public final class TidemarkHost implements AutoCloseable
             {
                 return false; // not registered now: the protocol repeats what matters
             }
-            return writers[host].offer(control[host], GatewayMessages.CONTROL,
+            return writers[host].offer(control[host], GatewayMessages.CONTROL, host,
                 receiver == HostLiveness.ANY_INCARNATION ? 0 : receiver, buffer, offset, length) > 0;
         }
     }

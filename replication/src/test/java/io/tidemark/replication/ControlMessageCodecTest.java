@@ -30,8 +30,9 @@ class ControlMessageCodecTest
     private static final PartitionState LEADER_STATE = new PartitionState(0, new TopicPartition("t", 0),
         new int[]{ 0, 1, 2 }, new int[]{ 0, 1, 2 }, new int[0], new int[0], 0, 5, 9);
     private static final PartitionState LONG_TOPIC_STATE = new PartitionState(Integer.MAX_VALUE,
-        new TopicPartition("x".repeat(200), Integer.MAX_VALUE), new int[0], new int[0], new int[0], new int[0],
-        Integer.MIN_VALUE, 0, -1);
+        new TopicPartition("x".repeat(200), Integer.MAX_VALUE), new int[]{ PartitionState.MAX_HOSTS - 1 },
+        new int[]{ PartitionState.MAX_HOSTS - 1 }, new int[0], new int[0], PartitionState.MAX_HOSTS - 1,
+        Integer.MAX_VALUE, Integer.MAX_VALUE);
 
     static List<ControlMessage> messages()
     {
@@ -332,6 +333,34 @@ class ControlMessageCodecTest
         final UnsafeBuffer buffer = new UnsafeBuffer(encode(new ControlMessage.SessionExpired(1)));
         assertThrows(IndexOutOfBoundsException.class, () -> ControlMessageCodec.decode(buffer, 4, 8));
         assertThrows(IndexOutOfBoundsException.class, () -> ControlMessageCodec.decode(buffer, -1, 4));
+    }
+
+    @Test
+    void aStateNamingHostsItCannotHaveIsRefused()
+    {
+        final TopicPartition tp = new TopicPartition("t", 0);
+        final PartitionState[] impossible = {
+            new PartitionState(1, tp, new int[0], new int[0], new int[0], new int[0], -1, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, 64 }, new int[]{ 0 }, new int[0], new int[0], 0, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, -2 }, new int[]{ 0 }, new int[0], new int[0], 0, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, 1 }, new int[]{ 0, 2 }, new int[0], new int[0], 0, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, 1 }, new int[]{ 0, 0 }, new int[0], new int[0], 0, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, 0 }, new int[]{ 0 }, new int[0], new int[0], 0, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, 1 }, new int[]{ 0 }, new int[0], new int[0], 7, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, 1 }, new int[]{ 0 }, new int[]{ 5 }, new int[0], 0, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, 1 }, new int[]{ 0 }, new int[0], new int[]{ 9 }, 0, 0, 0),
+            new PartitionState(1, tp, new int[]{ 0, 1 }, new int[]{ 0 }, new int[0], new int[0], 0, -1, 0),
+            new PartitionState(1, tp, new int[]{ 0, 1 }, new int[]{ 0 }, new int[0], new int[0], 0, 0, -1),
+            new PartitionState(1, tp, new int[]{ 0, 1 }, new int[0], new int[0], new int[0], -1, 0, 0)};
+        for (final PartitionState state : impossible)
+        {
+            final byte[] bytes = PartitionStateCodec.encode(state);
+            assertThrows(IllegalArgumentException.class,
+                () -> PartitionStateCodec.decode(java.nio.ByteBuffer.wrap(bytes)), state.toString());
+            final byte[] update = encode(new ControlMessage.PartitionUpdate(state));
+            assertEquals(MalformedMessageException.Reason.BAD_PARTITION_STATE, malformed(update).reason(),
+                state.toString());
+        }
     }
 
     private static byte[] encode(final ControlMessage message)
