@@ -76,6 +76,7 @@ public final class TidemarkCli implements Callable<Integer>
         ReadCommand.class,
         ZooKeeperCommand.class,
         SecretCommand.class,
+        PartitionCommand.class,
         CommandLine.HelpCommand.class);
 
     @Spec

@@ -85,10 +85,10 @@ final class TopicCommand implements Callable<Integer>
                         "than the " + connection.hosts().size() + " registered host(s) " + connection.hosts().keySet() +
                         " (start more hosts, or lower --replication-factor)");
                 }
-                if (!connection.partitions(topic).isEmpty())
+                if (!connection.knownPartitions(topic).isEmpty())
                 {
                     throw new CliException(ExitCodes.USAGE, "topic " + topic + " exists, with " +
-                        connection.partitions(topic).size() + " partition(s) (see `tidemark topic list`)");
+                        connection.knownPartitions(topic).size() + " partition(s) (see `tidemark topic list`)");
                 }
                 final List<PartitionState> created;
                 try
@@ -147,12 +147,19 @@ final class TopicCommand implements Callable<Integer>
                 out.println(topics.size() + " topic(s)");
                 for (final String topic : topics)
                 {
-                    final List<PartitionState> states = connection.partitions(topic);
+                    final List<PartitionState> states = connection.knownPartitions(topic);
                     out.println("  topic " + topic + " (" + states.size() + " partition(s))");
                     for (final PartitionState state : states)
                     {
                         out.println("    " + ClientOptions.describe(state));
                     }
+                }
+                final Map<Integer, String> damaged = connection.damagedPartitions();
+                if (!damaged.isEmpty())
+                {
+                    out.println(damaged.size() + " damaged partition state(s) in ZooKeeper (their topics are refused " +
+                        "until repaired: tidemark partition repair)");
+                    damaged.forEach((id, why) -> out.println("  partition id " + id + ": " + why));
                 }
             }
             out.flush();

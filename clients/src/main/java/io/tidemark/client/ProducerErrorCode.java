@@ -15,6 +15,11 @@ public enum ProducerErrorCode
     RECORD_TOO_LARGE,
     /** The topic does not exist, or the partition number is out of its range. */
     UNKNOWN_TOPIC,
+    /**
+     * The topic's metadata is damaged (a partition's stored state cannot be read, or is missing): its records are
+     * refused until it is repaired, rather than spread over fewer partitions (which would move keys).
+     */
+    DAMAGED_METADATA,
     /** The producer is closed: a send after {@code close()}, or records that close() had to fail. */
     CLOSED,
     /** A blocking call was interrupted. */

@@ -1,6 +1,7 @@
 package io.tidemark.host;
 
 import io.tidemark.aeron.ClusterSecret;
+import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 
@@ -140,9 +141,10 @@ public final class ClientConfig
             throw new ConfigException(REQUEST_MAX_BYTES, "must be in [64, " + DEFAULT_REQUEST_MAX_BYTES * 64 + "]: " +
                 requestMaxBytes);
         }
-        if (requestTimeoutMs < 1)
+        if (requestTimeoutMs < 1 || requestTimeoutMs > ReplicationContext.MAX_TIMEOUT_MS)
         {
-            throw new ConfigException(REQUEST_TIMEOUT_MS, "must be positive: " + requestTimeoutMs);
+            throw new ConfigException(REQUEST_TIMEOUT_MS, "must be in [1, " + ReplicationContext.MAX_TIMEOUT_MS +
+                "]: " + requestTimeoutMs);
         }
         if (null != aeronDir && !Files.isDirectory(Path.of(aeronDir)))
         {

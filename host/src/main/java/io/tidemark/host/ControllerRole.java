@@ -23,6 +23,14 @@ import java.util.List;
  * {@link Controller} over a {@link ZooKeeperControllerStore} (opening it bumps the controller epoch, which fences
  * the previous controller's writes) and carries out topic creation requests. Losing the election, or a write
  * fenced by a newer controller, stops the controller at once.
+ * <p>
+ * <b>Damaged state.</b> A partition whose stored state cannot be read is quarantined by the store: the controller
+ * serves the rest, names each damaged one in a warning once a minute, and reads it again every
+ * {@link #RECHECK_MS}; once it reads (repaired with {@code tidemark partition repair}) the controller restarts
+ * over the store, which serves it again. A controller that cannot load at all (ZooKeeper refuses, the partitions node
+ * cannot be listed) backs off between attempts, doubling from {@link #FIRST_RETRY_MS} up to {@link #MAX_RETRY_MS},
+ * without bumping the controller epoch (the store claims it only after a successful read), and after
+ * {@link #STEP_DOWN_AFTER} failures in a row leaves the election for a while, so that another host can take over.
  */
 final class ControllerRole implements Runnable, AutoCloseable
 {
@@ -37,10 +45,11 @@ final class ControllerRole implements Runnable, AutoCloseable
     private final ReplicationContext ctx;
     private final ControlChannel channel;
     private final ErrorHandler errorHandler;
-    private final ZooKeeperControllerElection election;
+    private volatile ZooKeeperControllerElection election;
     private final ZooKeeperHostLiveness liveness;
     private final Thread thread;
     private final System.Logger logger = System.getLogger(ControllerRole.class.getName());
+    private final io.tidemark.replication.RateLimitedLog remoteLog = new io.tidemark.replication.RateLimitedLog(logger);
     private volatile int controllerHost = -1;
     private volatile boolean running = true;
     private volatile Controller controller;
@@ -57,6 +66,21 @@ final class ControllerRole implements Runnable, AutoCloseable
     private final java.util.Map<String, Long> firstSeenMs = new java.util.HashMap<>();
     /** How long a topic request waits for hosts registered in ZooKeeper to register with the controller too. */
     private static final long HOSTS_READY_WAIT_MS = 10_000;
+    /** Child of the root where the controller records each topic's partition ids: data {@code firstId:count}. */
+    static final String TOPICS = "topics";
+    /** Child of the root where the controller publishes the cluster's bounds for clients. */
+    static final String LIMITS = "limits";
+    static final long FIRST_RETRY_MS = 100;
+    static final long MAX_RETRY_MS = 30_000;
+    static final int STEP_DOWN_AFTER = 3;
+    static final long RECHECK_MS = 5_000;
+    static final long NAME_DAMAGED_EVERY_MS = 60_000;
+
+    private int failedStarts;
+    private long nextStartMs;
+    private long rejoinElectionMs;
+    private long nextRecheckMs;
+    private long nextNamingMs;
 
     /**
      * @param ctx replication configuration whose host liveness is {@code liveness}.
@@ -126,7 +150,8 @@ final class ControllerRole implements Runnable, AutoCloseable
             catch (final RuntimeException ex)
             {
                 errorHandler.onError(ex);
-                if (null != controller && !election.isController())
+                final ZooKeeperControllerElection current = election;
+                if (null != controller && (null == current || !current.isController()))
                 {
                     stopController();
                 }
@@ -139,13 +164,18 @@ final class ControllerRole implements Runnable, AutoCloseable
     private int duty(final long now)
     {
         int work = 0;
-        if (now >= nextElectionCheckMs)
+        if (null == election && now >= rejoinElectionMs)
+        {
+            election = new ZooKeeperControllerElection(client, root, hostId, null);
+            logger.log(System.Logger.Level.INFO, "host " + hostId + " joins the controller election again");
+        }
+        if (null != election && now >= nextElectionCheckMs)
         {
             nextElectionCheckMs = now + 20;
             final boolean elected = election.isController() && client.getZookeeperClient().isConnected();
-            if (elected && null == controller)
+            if (elected && null == controller && now >= nextStartMs)
             {
-                startController();
+                tryStartController(now);
                 work++;
             }
             else if (!elected && null != controller)
@@ -170,8 +200,87 @@ final class ControllerRole implements Runnable, AutoCloseable
                 nextAdminCheckMs = now + 50;
                 work += createRequestedTopics(current, now);
             }
+            work += watchDamaged(now);
         }
         return work;
+    }
+
+    /**
+     * Start the controller; on failure back off (doubling) and, after {@link #STEP_DOWN_AFTER} failures in a row,
+     * leave the election until the back-off has passed.
+     */
+    private void tryStartController(final long now)
+    {
+        try
+        {
+            startController();
+            failedStarts = 0;
+        }
+        catch (final ControllerFencedException ex)
+        {
+            throw ex;
+        }
+        catch (final RuntimeException ex)
+        {
+            stopController();
+            failedStarts++;
+            final long backoff = Math.min(MAX_RETRY_MS, FIRST_RETRY_MS << Math.min(20, failedStarts - 1));
+            nextStartMs = now + backoff;
+            remoteLog.log(System.Logger.Level.ERROR, "controller cannot-load", "host " + hostId + " is elected but " +
+                "cannot load the controller state (attempt " + failedStarts + ", next in " + backoff + " ms): " + ex);
+            if (failedStarts >= STEP_DOWN_AFTER && null != election)
+            {
+                logger.log(System.Logger.Level.WARNING, "host " + hostId + " steps down from the controller " +
+                    "election for " + backoff + " ms after " + failedStarts + " failed loads");
+                election.close();
+                election = null;
+                controllerHost = -1;
+                rejoinElectionMs = now + backoff;
+            }
+        }
+    }
+
+    /**
+     * Name the damaged partitions once a minute, and read them again every {@link #RECHECK_MS}: once one reads, the
+     * controller restarts over the store (one epoch bump per repair, not per attempt), which then serves it.
+     */
+    private int watchDamaged(final long now)
+    {
+        final ZooKeeperControllerStore current = store;
+        if (null == current)
+        {
+            return 0;
+        }
+        final java.util.Map<Integer, String> damaged = current.damaged();
+        if (damaged.isEmpty())
+        {
+            return 0;
+        }
+        if (now >= nextNamingMs)
+        {
+            nextNamingMs = now + NAME_DAMAGED_EVERY_MS;
+            damaged.forEach((id, why) -> logger.log(System.Logger.Level.WARNING, id == ZooKeeperControllerStore.STRAY ?
+                "controller: " + why : "controller: partition state " + current.partitionPath(id) + " is damaged (" +
+                why + "): quarantined, not served; the other partitions are. Repair it from a host's view: tidemark " +
+                "partition repair --config FILE --partition-id " + id + " --host-dir DIR"));
+        }
+        if (now < nextRecheckMs)
+        {
+            return 0;
+        }
+        nextRecheckMs = now + RECHECK_MS;
+        for (final int id : damaged.keySet())
+        {
+            if (id != ZooKeeperControllerStore.STRAY && null == current.checkDamaged(id))
+            {
+                logger.log(System.Logger.Level.INFO, "controller: partition state " + current.partitionPath(id) +
+                    " reads again; the controller restarts over the store to serve it");
+                stopController();
+                nextStartMs = 0;
+                return 1;
+            }
+        }
+        return 0;
     }
 
     private void refreshControllerHost()
@@ -183,7 +292,9 @@ final class ControllerRole implements Runnable, AutoCloseable
         }
         // read the election from ZooKeeper only when it may have changed, or once a second (it used to be read
         // every 20 ms by every host: most of an idle cluster's ZooKeeper traffic)
-        final long changes = election.changes();
+        final ZooKeeperControllerElection current = election;
+        // stepped down (no election of its own): read once a second
+        final long changes = null != current ? current.changes() : electionChangesSeen;
         final long now = System.currentTimeMillis();
         if (changes == electionChangesSeen && controllerHost >= 0 && now < nextControllerReadMs)
         {
@@ -193,7 +304,9 @@ final class ControllerRole implements Runnable, AutoCloseable
         nextControllerReadMs = now + RE_READ_MS;
         try
         {
-            controllerHost = election.controllerHostId();
+            // stepped down: still follow who leads, for this host's control messages
+            controllerHost = null != current ? current.controllerHostId() :
+                ZooKeeperControllerElection.controllerHostId(client, root);
         }
         catch (final RuntimeException ex)
         {
@@ -203,11 +316,42 @@ final class ControllerRole implements Runnable, AutoCloseable
 
     private void startController()
     {
-        store = new ZooKeeperControllerStore(client, root, false);
+        store = new ZooKeeperControllerStore(client, root, false, channel.maxHosts());
         controller = new Controller(store, ctx, channel);
         controllerHost = hostId;
+        nextNamingMs = 0;
+        nextRecheckMs = System.currentTimeMillis() + RECHECK_MS;
+        publishLimits();
         logger.log(System.Logger.Level.INFO, "host " + hostId + " is the controller (epoch " +
-            store.controllerEpoch() + ")");
+            store.controllerEpoch() + ")" + (store.damaged().isEmpty() ? "" : "; damaged partition states, " +
+            "quarantined: " + store.damaged().keySet()));
+    }
+
+    /**
+     * Publish the bounds topics must respect ({@code topic.partitions.max}, {@code host.replicas.max}) under
+     * {@code <root>/limits}, so that clients check them before asking.
+     */
+    private void publishLimits()
+    {
+        final byte[] data = (ReplicationContext.TOPIC_PARTITIONS_MAX + "=" + ctx.topicPartitionsMax() + "\n" +
+            ReplicationContext.HOST_REPLICAS_MAX + "=" + ctx.hostReplicasMax() + "\n")
+            .getBytes(StandardCharsets.UTF_8);
+        final String path = root + "/" + LIMITS;
+        try
+        {
+            try
+            {
+                client.setData().forPath(path, data);
+            }
+            catch (final KeeperException.NoNodeException ex)
+            {
+                client.create().forPath(path, data);
+            }
+        }
+        catch (final Exception ex)
+        {
+            logger.log(System.Logger.Level.WARNING, "controller: cannot publish the limits at " + path + ": " + ex);
+        }
     }
 
     private void stopController()
@@ -256,6 +400,7 @@ final class ControllerRole implements Runnable, AutoCloseable
                 final String[] parts = request.split(":");
                 try
                 {
+                    new io.tidemark.replication.TopicPartition(topic, 0); // a valid name, before anything is recorded
                     final int partitions = Integer.parseInt(parts[0]);
                     final int factor = Integer.parseInt(parts[1]);
                     final int[] hosts = registeredHosts();
@@ -269,6 +414,9 @@ final class ControllerRole implements Runnable, AutoCloseable
                     // Over the hosts the controller has heard from (all of them, unless some never came within the
                     // wait): a replica on a host that is still starting would be given leadership and lose it at
                     // once when its grace session runs out.
+                    // the topic's partition ids, recorded before they are created: a client refuses the topic while
+                    // any of them is damaged or missing, rather than spread its keys over fewer partitions
+                    recordTopic(topic, store.size(), partitions);
                     current.createTopic(topic, partitions, factor, ready.length >= factor ? ready : hosts);
                     logger.log(System.Logger.Level.INFO, "created topic " + topic + " (" + partitions +
                         " partitions, replication factor " + factor + ") over hosts " +
@@ -277,7 +425,17 @@ final class ControllerRole implements Runnable, AutoCloseable
                 }
                 catch (final IllegalArgumentException | ArrayIndexOutOfBoundsException ex)
                 {
+                    // refused before anything was created (bounds, a bad name, a bad request): marked, never retried
+                    try
+                    {
+                        client.delete().forPath(root + "/" + TOPICS + "/" + topic);
+                    }
+                    catch (final KeeperException.NoNodeException | IllegalArgumentException notRecorded)
+                    {
+                        // refused before its ids were recorded
+                    }
                     client.setData().forPath(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
+                    logger.log(System.Logger.Level.INFO, "refused topic request " + path + ": " + ex.getMessage());
                 }
                 work++;
             }
@@ -295,6 +453,20 @@ final class ControllerRole implements Runnable, AutoCloseable
             }
         }
         return work;
+    }
+
+    private void recordTopic(final String topic, final int firstId, final int partitions) throws Exception
+    {
+        final String path = root + "/" + TOPICS + "/" + topic;
+        final byte[] data = (firstId + ":" + partitions).getBytes(StandardCharsets.UTF_8);
+        try
+        {
+            client.create().creatingParentsIfNeeded().forPath(path, data);
+        }
+        catch (final KeeperException.NodeExistsException ex)
+        {
+            client.setData().forPath(path, data); // an earlier attempt cut short by a controller change
+        }
     }
 
     private static boolean exists(final Controller current, final String topic)
@@ -328,6 +500,10 @@ final class ControllerRole implements Runnable, AutoCloseable
             Thread.currentThread().interrupt();
         }
         adminRequests.close();
-        election.close();
+        final ZooKeeperControllerElection current = election;
+        if (null != current)
+        {
+            current.close();
+        }
     }
 }

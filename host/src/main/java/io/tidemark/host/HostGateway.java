@@ -59,6 +59,8 @@ final class HostGateway implements Agent
 {
     private static final int READ_MAX_BYTES_LIMIT = 4 * 1024 * 1024;
     private static final long HELLO_ACK_RETRY_MS = 5_000;
+    /** Longest a produce request's acknowledgement may be awaited, whatever its client asks. */
+    static final int MAX_PRODUCE_TIMEOUT_MS = (int)io.tidemark.replication.ReplicationContext.MAX_TIMEOUT_MS;
     /** Parameters of the reply channels the host builds: its own term length, sparse files. */
     static final String REPLY_CHANNEL_PARAMETERS = "|term-length=4m|sparse=true";
 
@@ -446,7 +448,8 @@ final class HostGateway implements Agent
         final long correlationId = buffer.getLong(offset + PRODUCE_CORRELATION_OFFSET, ORDER);
         final ReplicationError error = node.produceRecords(peer.session, partitionId, correlationId,
             buffer.getInt(offset + PRODUCE_ACKS_OFFSET, ORDER),
-            buffer.getInt(offset + PRODUCE_TIMEOUT_OFFSET, ORDER),
+            // a client's timeout is bounded: a huge one would keep the request's acknowledgement waiting for weeks
+            Math.min(buffer.getInt(offset + PRODUCE_TIMEOUT_OFFSET, ORDER), MAX_PRODUCE_TIMEOUT_MS),
             buffer.getLong(offset + PRODUCE_PRODUCER_ID_OFFSET, ORDER),
             buffer.getShort(offset + PRODUCE_EPOCH_OFFSET, ORDER),
             buffer.getInt(offset + PRODUCE_SEQUENCE_OFFSET, ORDER),

@@ -13,9 +13,12 @@ import io.tidemark.aeron.FrameReader;
 import io.tidemark.aeron.FrameWriter;
 import io.tidemark.aeron.ReplayWindow;
 import io.tidemark.client.ClusterConnection;
+import io.tidemark.client.ProducerErrorCode;
+import io.tidemark.client.ProducerException;
 import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.PartitionStateCodec;
 import io.tidemark.replication.ProduceListener;
+import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.ConfigException;
@@ -44,6 +47,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.security.SecureRandom;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
@@ -96,6 +100,17 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     private final EdgeCounters counters = new EdgeCounters("client");
     private final AgentRunner runner;
     private final Map<Integer, PartitionState> partitions = new ConcurrentHashMap<>();
+    /** Partitions whose znode could not be read, with why: their topic is refused. */
+    private final Map<Integer, String> damaged = new ConcurrentHashMap<>();
+    /** Each topic's partition ids as the controller recorded them: first id and count. */
+    private final Map<String, int[]> topicIds = new ConcurrentHashMap<>();
+    /** The bounds the controller published: topic.partitions.max, host.replicas.max. */
+    private volatile int[] limits = { DEFAULT_TOPIC_PARTITIONS_MAX, DEFAULT_HOST_REPLICAS_MAX };
+    private static final int DEFAULT_TOPIC_PARTITIONS_MAX = new ReplicationContext().topicPartitionsMax();
+    private static final int DEFAULT_HOST_REPLICAS_MAX = new ReplicationContext().hostReplicasMax();
+    private static final int MAX_PARTITION_ID = 1 << 24;
+    private final io.tidemark.replication.RateLimitedLog remoteLog =
+        new io.tidemark.replication.RateLimitedLog(System.getLogger(TidemarkClient.class.getName()));
     private volatile PartitionState[] partitionsById = new PartitionState[0];
     private final Map<Integer, HostInfo> hosts = new ConcurrentHashMap<>();
     private final Map<Integer, HostLink> links = new ConcurrentHashMap<>();
@@ -314,29 +329,80 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         final String path = node.getPath();
         final String partitionsDir = root + "/" + ZooKeeperControllerStore.PARTITIONS + "/";
         final String hostsDir = root + "/" + ZooKeeperHostLiveness.HOSTS + "/";
+        final String topicsDir = root + "/" + ControllerRole.TOPICS + "/";
         try
         {
             if (path.startsWith(partitionsDir) && path.indexOf('/', partitionsDir.length()) < 0)
             {
                 final int id = Integer.parseInt(path.substring(partitionsDir.length()));
-                if (present && null != node.getData() && node.getData().length > 0)
+                if (id < 0 || id > MAX_PARTITION_ID)
                 {
-                    final PartitionState decoded = PartitionStateCodec.decode(ByteBuffer.wrap(node.getData()));
-                    final PartitionState state = new PartitionState(decoded.partitionId(),
-                        decoded.topicPartition(), decoded.assignedReplicas(), decoded.isr(), decoded.eligible(),
-                        decoded.recovering(), decoded.leader(), decoded.leaderEpoch(), node.getStat().getVersion());
-                    partitions.put(id, state);
+                    throw new IllegalArgumentException("not a partition id");
+                }
+                if (present)
+                {
+                    try
+                    {
+                        final ByteBuffer in = ByteBuffer.wrap(null == node.getData() ? new byte[0] : node.getData());
+                        final PartitionState decoded = PartitionStateCodec.decode(in);
+                        if (decoded.partitionId() != id || in.hasRemaining())
+                        {
+                            throw new IllegalArgumentException("claims partition " + decoded.partitionId() +
+                                (in.hasRemaining() ? ", with trailing bytes" : ""));
+                        }
+                        final PartitionState state = new PartitionState(decoded.partitionId(),
+                            decoded.topicPartition(), decoded.assignedReplicas(), decoded.isr(), decoded.eligible(),
+                            decoded.recovering(), decoded.leader(), decoded.leaderEpoch(), node.getStat().getVersion());
+                        damaged.remove(id);
+                        partitions.put(id, state);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        // damaged: the partition's topic is refused (partitions(topic)) until it is repaired
+                        damaged.put(id, ex.getMessage());
+                        partitions.remove(id);
+                        remoteLog.log(System.Logger.Level.WARNING, "client damaged-partition", "partition state " +
+                            path + " is damaged (" + ex.getMessage() + "): its topic is refused until it is repaired");
+                    }
                     publishPartitions();
                 }
-                else if (!present)
+                else
                 {
+                    damaged.remove(id);
                     partitions.remove(id);
                     publishPartitions();
                 }
             }
+            else if (path.startsWith(topicsDir) && path.indexOf('/', topicsDir.length()) < 0)
+            {
+                final String topic = path.substring(topicsDir.length());
+                if (present && null != node.getData())
+                {
+                    final String[] parts = new String(node.getData(), StandardCharsets.UTF_8).trim().split(":");
+                    topicIds.put(topic, new int[]{ Integer.parseInt(parts[0]), Integer.parseInt(parts[1]) });
+                }
+                else if (!present)
+                {
+                    topicIds.remove(topic);
+                }
+            }
+            else if (path.equals(root + "/" + ControllerRole.LIMITS) && present && null != node.getData())
+            {
+                final java.util.Properties published = new java.util.Properties();
+                published.load(new java.io.StringReader(new String(node.getData(), StandardCharsets.UTF_8)));
+                limits = new int[]{
+                    Integer.parseInt(published.getProperty(ReplicationContext.TOPIC_PARTITIONS_MAX,
+                        Integer.toString(limits[0])).trim()),
+                    Integer.parseInt(published.getProperty(ReplicationContext.HOST_REPLICAS_MAX,
+                        Integer.toString(limits[1])).trim())};
+            }
             else if (path.startsWith(hostsDir) && path.indexOf('/', hostsDir.length()) < 0)
             {
                 final int id = Integer.parseInt(path.substring(hostsDir.length()));
+                if (id < 0 || id >= PartitionState.MAX_HOSTS)
+                {
+                    throw new IllegalArgumentException("host id outside [0, " + PartitionState.MAX_HOSTS + ")");
+                }
                 if (present && null != node.getData())
                 {
                     final String[] parts = new String(node.getData(), StandardCharsets.UTF_8).trim().split(" ");
@@ -351,9 +417,10 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 }
             }
         }
-        catch (final RuntimeException ex)
+        catch (final RuntimeException | java.io.IOException ex)
         {
-            logger.log(System.Logger.Level.WARNING, "ignoring unreadable znode " + path + ": " + ex);
+            remoteLog.log(System.Logger.Level.WARNING, "client unreadable-znode", "ignoring unreadable znode " + path +
+                ": " + ex);
         }
     }
 
@@ -513,17 +580,99 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         return null == info || instanceOf(hostId, info.incarnation()) != leaderInstance;
     }
 
+    /**
+     * {@inheritDoc}
+     *
+     * @throws ProducerException DAMAGED_METADATA when a partition of the topic has a damaged state in ZooKeeper (or is
+     *                           missing): the topic is refused rather than served with fewer partitions, which would
+     *                           send keyed records to other partitions than before.
+     */
     @Override
     public List<PartitionState> partitions(final String topic)
+    {
+        final List<PartitionState> states = knownPartitions(topic);
+        final String damage = damage(topic, states);
+        if (null != damage)
+        {
+            throw new ProducerException(ProducerErrorCode.DAMAGED_METADATA, ReplicationError.NONE, null, false, "topic " +
+                topic + " is refused: " +
+                damage + " (repair: tidemark partition repair)");
+        }
+        return states;
+    }
+
+    /** @return the readable partitions of a topic, by partition number (damaged ones left out). */
+    public List<PartitionState> knownPartitions(final String topic)
     {
         return partitions.values().stream().filter((s) -> s.topicPartition().topic().equals(topic))
             .sorted(Comparator.comparingInt((PartitionState s) -> s.topicPartition().partition())).toList();
     }
 
-    /** @return the names of every topic. */
+    /** @return the partitions whose state in ZooKeeper is damaged, by id, with why. */
+    public Map<Integer, String> damagedPartitions()
+    {
+        return new java.util.TreeMap<>(damaged);
+    }
+
+    /**
+     * @return why a topic is damaged (a partition of its recorded ids damaged or missing, a gap in its partition
+     *         numbers, a damaged partition beside its ids), or null when it is whole.
+     */
+    private String damage(final String topic, final List<PartitionState> states)
+    {
+        final int[] ids = topicIds.get(topic);
+        if (null != ids)
+        {
+            for (int id = ids[0]; id < ids[0] + ids[1]; id++)
+            {
+                final PartitionState state = partition(id);
+                if (damaged.containsKey(id) || null == state || !state.topicPartition().topic().equals(topic))
+                {
+                    return "partition id " + id + " of its " + ids[1] + " is " + (damaged.containsKey(id) ?
+                        "damaged (" + damaged.get(id) + ")" : "missing");
+                }
+            }
+            return null;
+        }
+        // a topic from before ids were recorded: its ids are contiguous and its numbers 0..n-1
+        for (int i = 0; i < states.size(); i++)
+        {
+            if (states.get(i).topicPartition().partition() != i)
+            {
+                return "partition " + i + " is missing";
+            }
+        }
+        for (final PartitionState state : states)
+        {
+            for (final int id : new int[]{ state.partitionId() - 1, state.partitionId() + 1 })
+            {
+                if (damaged.containsKey(id) && !recorded(id))
+                {
+                    return "partition id " + id + " beside its ids is damaged and may be one of its partitions";
+                }
+            }
+        }
+        return null;
+    }
+
+    /** @return whether a partition id belongs to a topic whose ids the controller recorded. */
+    private boolean recorded(final int partitionId)
+    {
+        for (final int[] ids : topicIds.values())
+        {
+            if (partitionId >= ids[0] && partitionId < ids[0] + ids[1])
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** @return the names of every topic (with a readable partition, or recorded by the controller). */
     public List<String> topics()
     {
-        return partitions.values().stream().map((s) -> s.topicPartition().topic()).distinct().sorted().toList();
+        return java.util.stream.Stream.concat(partitions.values().stream().map((s) -> s.topicPartition().topic()),
+            topicIds.keySet().stream()).distinct().sorted().toList();
     }
 
     /** @return the registered hosts: id to endpoint. */
@@ -616,10 +765,16 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             throw new IllegalArgumentException("need at least one partition and one replica");
         }
-        if (!partitions(topic).isEmpty())
+        if (timeoutMs < 1 || timeoutMs > ReplicationContext.MAX_TIMEOUT_MS)
+        {
+            throw new IllegalArgumentException("timeout must be in [1, " + ReplicationContext.MAX_TIMEOUT_MS + "] ms: " +
+                timeoutMs);
+        }
+        if (!knownPartitions(topic).isEmpty() || topicIds.containsKey(topic))
         {
             throw new IllegalArgumentException("topic exists: " + topic);
         }
+        checkBounds(partitionCount, replicationFactor);
         final String path = root + "/" + ControllerRole.CREATE_TOPIC + "/" + topic;
         try
         {
@@ -662,6 +817,36 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             "controller running?)");
     }
 
+    /**
+     * The bounds the controller enforces, checked here first (the controller checks again): at most
+     * {@code topic.partitions.max} partitions, and no registered host above {@code host.replicas.max} replicas once
+     * the topic's are spread over them.
+     */
+    private void checkBounds(final int partitionCount, final int replicationFactor)
+    {
+        final int[] bounds = limits;
+        if (partitionCount > bounds[0])
+        {
+            throw new IllegalArgumentException(partitionCount + " partitions is more than the cluster's " +
+                ReplicationContext.TOPIC_PARTITIONS_MAX + "=" + bounds[0]);
+        }
+        final int hostCount = hosts.size();
+        if (hostCount > 0 && replicationFactor <= hostCount)
+        {
+            final Map<Integer, Integer> held = new java.util.HashMap<>();
+            partitions.values().forEach((s) -> Arrays.stream(s.assignedReplicas()).forEach((h) -> held.merge(h, 1,
+                Integer::sum)));
+            final long added = (long)partitionCount * replicationFactor;
+            final long most = held.values().stream().mapToLong(Integer::longValue).max().orElse(0) +
+                (added + hostCount - 1) / hostCount;
+            if (most > bounds[1])
+            {
+                throw new IllegalArgumentException("the topic's " + added + " replicas would put more than the " +
+                    "cluster's " + ReplicationContext.HOST_REPLICAS_MAX + "=" + bounds[1] + " replicas on a host");
+            }
+        }
+    }
+
     private String refusal(final String path)
     {
         try
@@ -681,7 +866,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
      */
     public RemoteReader openReader(final String topic, final int partition)
     {
-        for (final PartitionState state : partitions(topic))
+        for (final PartitionState state : knownPartitions(topic))
         {
             if (state.topicPartition().partition() == partition)
             {

@@ -18,6 +18,7 @@ import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperCounters;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
+import io.tidemark.zookeeper.ZooKeeperRootCheck;
 import io.tidemark.zookeeper.ZooKeeperStoreException;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
@@ -55,7 +56,8 @@ import java.util.function.IntToLongFunction;
  * }</pre>
  * Starting checks, before it serves anything: the configuration ({@link HostConfig#validate()}), that ZooKeeper
  * answers and accepts the credentials, that the ZooKeeper root belongs to this {@code cluster.id} (the first host
- * claims it), that no other live process holds this host id, and that the Aeron endpoint can be bound. Each failure
+ * claims it), that nothing under the root grants anything to {@code world:anyone} ({@link ZooKeeperRootCheck}:
+ * repaired when the credentials allow, else a {@link io.tidemark.zookeeper.ZooKeeperAclException} naming the node), that no other live process holds this host id, and that the Aeron endpoint can be bound. Each failure
  * is a typed exception ({@link ConfigException} naming the key, {@link ZooKeeperStoreException}, or
  * {@link HostStartException}) and leaves nothing running.
  * <p>
@@ -103,6 +105,9 @@ public final class TidemarkHost implements AutoCloseable
             resources.push(client);
             this.root = config.zooKeeper().rootPath();
             claimClusterId(client, root, config.clusterId());
+            // nothing under the root may be open to anyone (a root made by hand with zkCli, say): repaired when
+            // these credentials may, else a typed error naming the node
+            ZooKeeperRootCheck.check(client, root, config.zooKeeper().acl(), logger);
             this.incarnation = ZooKeeperCounters.incrementAndGet(client, root + "/" + INCARNATIONS + "/" + hostId);
             // Registered before anything runs: a second process with this host id fails here, before its
             // registration with the controller could pass for a restart of the live one.

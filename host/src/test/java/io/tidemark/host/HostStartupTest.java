@@ -156,4 +156,49 @@ class HostStartupTest
         assertTrue(ex.getMessage().contains("cannot reach ZooKeeper"), ex.getMessage());
         assertTrue(System.nanoTime() - before < 10_000_000_000L);
     }
+
+    @Test
+    void aZooKeeperRootOpenToAnyoneIsRepairedOrRefusedNamingTheNode() throws Exception
+    {
+        // made by hand, open to anyone, before any host: the first host closes it
+        try (org.apache.curator.framework.CuratorFramework stranger = org.apache.curator.framework
+            .CuratorFrameworkFactory.newClient(zooKeeper.getConnectString(), new org.apache.curator.retry
+            .RetryOneTime(100)))
+        {
+            stranger.start();
+            final java.util.List<org.apache.zookeeper.data.ACL> open = new java.util.ArrayList<>(java.util.List.of(
+                new org.apache.zookeeper.data.ACL(org.apache.zookeeper.ZooDefs.Perms.ALL,
+                new org.apache.zookeeper.data.Id("world", "anyone"))));
+            stranger.create().creatingParentsIfNeeded().withACL(open).forPath("/tidemark/startup/producer-ids",
+                new byte[8]);
+            final String endpoints = "0@127.0.0.1:" + freeUdpPort();
+            try (TidemarkHost host = TidemarkHost.start(HostConfig.fromProperties(config(0, "host-0", endpoints))))
+            {
+                assertEquals(0, host.hostId());
+            }
+            assertThrows(org.apache.zookeeper.KeeperException.NoAuthException.class,
+                () -> stranger.setData().forPath("/tidemark/startup/producer-ids", new byte[8]),
+                "repaired at the start: the stranger is locked out");
+
+            // a node the cluster's credentials may not change: refused, naming it
+            try (org.apache.curator.framework.CuratorFramework owner = org.apache.curator.framework
+                .CuratorFrameworkFactory.builder().connectString(zooKeeper.getConnectString())
+                .retryPolicy(new org.apache.curator.retry.RetryOneTime(100))
+                .authorization("digest", "tidemark:right".getBytes(java.nio.charset.StandardCharsets.UTF_8)).build())
+            {
+                owner.start();
+                final org.apache.zookeeper.data.Id other = new org.apache.zookeeper.data.Id("digest",
+                    org.apache.zookeeper.server.auth.DigestAuthenticationProvider.generateDigest("other:pw"));
+                owner.create().withACL(new java.util.ArrayList<>(java.util.List.of(
+                    new org.apache.zookeeper.data.ACL(org.apache.zookeeper.ZooDefs.Perms.READ,
+                    new org.apache.zookeeper.data.Id("world", "anyone")),
+                    new org.apache.zookeeper.data.ACL(org.apache.zookeeper.ZooDefs.Perms.ALL, other))))
+                    .forPath("/tidemark/startup/consumer-offsets", new byte[0]);
+            }
+            final io.tidemark.zookeeper.ZooKeeperAclException refused = assertThrows(
+                io.tidemark.zookeeper.ZooKeeperAclException.class, () -> TidemarkHost.start(
+                HostConfig.fromProperties(config(0, "host-0", endpoints))));
+            assertEquals("/tidemark/startup/consumer-offsets", refused.node(), refused.getMessage());
+        }
+    }
 }

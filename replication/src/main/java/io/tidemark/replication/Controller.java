@@ -33,6 +33,7 @@ public final class Controller implements Agent
     private final System.Logger logger = System.getLogger(Controller.class.getName());
     private final RateLimitedLog remoteLog = new RateLimitedLog(logger);
     private volatile PartitionState[] snapshot;
+    private volatile PartitionState[] snapshotById;
     private long uncleanElections;
     private long nextProducerId = -1;
     private long producerIdLimit = -1;
@@ -113,10 +114,20 @@ public final class Controller implements Agent
 
     private void publish()
     {
-        snapshot = store.all().toArray(new PartitionState[0]);
+        final List<PartitionState> all = store.all();
+        final PartitionState[] byId = new PartitionState[store.size()];
+        for (final PartitionState state : all)
+        {
+            byId[state.partitionId()] = state;
+        }
+        snapshot = all.toArray(new PartitionState[0]);
+        snapshotById = byId;
     }
 
-    /** @return the latest state of every partition, by partition id (an immutable snapshot). */
+    /**
+     * @return the latest state of every partition the controller serves, by ascending partition id (an immutable
+     *         snapshot; a partition whose stored state is damaged is left out: see {@link ControllerStore#damaged()}).
+     */
     public PartitionState[] partitions()
     {
         return snapshot;
@@ -125,7 +136,7 @@ public final class Controller implements Agent
     /** @return the latest state of a partition, or null. */
     public PartitionState partition(final int partitionId)
     {
-        final PartitionState[] current = snapshot;
+        final PartitionState[] current = snapshotById;
         return partitionId >= 0 && partitionId < current.length ? current[partitionId] : null;
     }
 
@@ -166,6 +177,7 @@ public final class Controller implements Agent
             throw new IllegalArgumentException("need 1 <= replication factor (" + replicationFactor + ") <= hosts (" +
                 hosts.length + ") and at least one partition (" + partitions + ")");
         }
+        checkBounds(partitions, replicationFactor, hosts);
         for (final PartitionState existing : store.all())
         {
             if (existing.topicPartition().topic().equals(topic))
@@ -193,6 +205,53 @@ public final class Controller implements Agent
         }
         publish();
         return created;
+    }
+
+    /**
+     * The bounds a topic must respect, checked before anything is created: at most {@code topic.partitions.max}
+     * partitions, host ids of the cluster without repeats, and no host above {@code host.replicas.max} replicas
+     * once the new ones (assigned round robin, as {@link #createTopic} does) are added to those it holds.
+     */
+    private void checkBounds(final int partitions, final int replicationFactor, final int[] hosts)
+    {
+        if (partitions > ctx.topicPartitionsMax())
+        {
+            throw new IllegalArgumentException(partitions + " partitions is more than " +
+                ReplicationContext.TOPIC_PARTITIONS_MAX + "=" + ctx.topicPartitionsMax());
+        }
+        final int[] replicas = new int[channel.maxHosts()];
+        for (final int host : hosts)
+        {
+            if (host < 0 || host >= replicas.length || replicas[host]++ > 0)
+            {
+                throw new IllegalArgumentException("hosts must be distinct ids in [0, " + replicas.length + "): " +
+                    Arrays.toString(hosts));
+            }
+        }
+        Arrays.fill(replicas, 0);
+        for (final PartitionState state : store.all())
+        {
+            for (final int host : state.assignedReplicas())
+            {
+                if (host >= 0 && host < replicas.length)
+                {
+                    replicas[host]++;
+                }
+            }
+        }
+        final int first = store.size();
+        for (int p = 0; p < partitions; p++)
+        {
+            for (int r = 0; r < replicationFactor; r++)
+            {
+                final int host = hosts[(first + p + r) % hosts.length];
+                if (++replicas[host] > ctx.hostReplicasMax())
+                {
+                    throw new IllegalArgumentException("host " + host + " would hold more than " +
+                        ReplicationContext.HOST_REPLICAS_MAX + "=" + ctx.hostReplicasMax() + " replicas");
+                }
+            }
+        }
     }
 
     @Override

@@ -31,14 +31,25 @@ public interface ControllerStore extends AutoCloseable
      */
     PartitionState compareAndSet(int expectedVersion, PartitionState next);
 
-    /** @return the partition's state as last read or written by this store, or null when there is no such id. */
+    /** @return the partition's state as last read or written by this store, or null when there is no such id (or its
+     *         state is damaged). */
     PartitionState get(int partitionId);
 
-    /** @return every partition's state, by id. */
+    /** @return every partition's state that could be read, by ascending id. */
     List<PartitionState> all();
 
-    /** @return the number of partitions. */
+    /** @return the number of partitions: every id in {@code [0, size())} exists, damaged ones included. */
     int size();
+
+    /**
+     * @return the partitions whose stored state could not be read (malformed, inconsistent with its storage, naming
+     *         hosts the cluster cannot have, or missing), by id, with why: they are quarantined, absent from
+     *         {@link #get} and {@link #all}, and the controller serves the rest.
+     */
+    default java.util.Map<Integer, String> damaged()
+    {
+        return java.util.Map.of();
+    }
 
     /**
      * Reserve {@code count} producer ids durably: no store over the same storage returns them again.

@@ -36,6 +36,8 @@ final class Replica implements AutoCloseable
     volatile int leaderEpoch = -1;
     volatile int leaderId = PartitionState.NO_LEADER;
     int fetchingFrom = PartitionState.NO_LEADER;
+    /** Bytes the log pretouches ahead (0 when the host's pretouch budget was spent when it opened). */
+    long pretouchBytes;
     long nextCheckpointMs;
 
     private Replica(final int hostId, final PartitionState state, final Log log, final CountersManager counters,
@@ -60,17 +62,28 @@ final class Replica implements AutoCloseable
     static Replica open(final Path hostDir, final int hostId, final PartitionState state, final ReplicationContext ctx,
         final CountersManager counters)
     {
-        return open(hostId, state, openLog(hostDir.resolve(state.topicPartition().logName()), ctx, counters), ctx,
-            counters);
+        return open(hostId, state, openLog(hostDir.resolve(state.topicPartition().logName()), ctx, counters,
+            Long.MAX_VALUE), ctx, counters);
     }
 
-    /** Open (recovering if needed) a replica log directory as the replication layer runs it. */
-    static Log openLog(final Path logDir, final ReplicationContext ctx, final CountersManager counters)
+    /**
+     * Open (recovering if needed) a replica log directory as the replication layer runs it.
+     *
+     * @param pretouchAllowance bytes of the host's pretouch budget left: a log that would pretouch more does not
+     *                          pretouch at all ({@link #pretouchBytes} of its replica says what it does).
+     */
+    static Log openLog(final Path logDir, final ReplicationContext ctx, final CountersManager counters,
+        final long pretouchAllowance)
     {
-        return Log.open(ctx.logContextFactory().apply(logDir)
+        final LogContext logContext = ctx.logContextFactory().apply(logDir)
             .agentMode(LogContext.AgentMode.EXTERNAL)
             .epochClock(ctx.epochClock())
-            .countersManager(counters));
+            .countersManager(counters);
+        if (logContext.pretouchBytes() > pretouchAllowance)
+        {
+            logContext.pretouchBytes(0);
+        }
+        return Log.open(logContext);
     }
 
     /** The replica over a log opened already ({@link #openLog}); the log is closed if this fails. */
@@ -79,7 +92,9 @@ final class Replica implements AutoCloseable
     {
         try
         {
-            return new Replica(hostId, state, log, counters, ctx.produceRingBytes());
+            final Replica replica = new Replica(hostId, state, log, counters, ctx.produceRingBytes());
+            replica.pretouchBytes = log.context().pretouchBytes();
+            return replica;
         }
         catch (final RuntimeException ex)
         {

@@ -58,6 +58,7 @@ public final class ReplicaHost
     private boolean registered;
     private boolean possibleDataLoss;
     private boolean startedWithPossibleDataLoss;
+    private long pretouchSpent;
     private final RateLimitedLog remoteLog = new RateLimitedLog(System.getLogger(ReplicaHost.class.getName()));
 
     ReplicaHost(final int hostId, final Path dir, final long incarnation, final int maxHosts,
@@ -75,7 +76,8 @@ public final class ReplicaHost
         try
         {
             Files.createDirectories(dir);
-            this.counters = CountersFile.create(dir.resolve("counters.dat"), 4096, clock.time());
+            this.counters = CountersFile.create(dir.resolve("counters.dat"), countersCapacity(ctx, maxHosts),
+                clock.time());
         }
         catch (final IOException ex)
         {
@@ -320,7 +322,9 @@ public final class ReplicaHost
             {
                 try
                 {
-                    final io.tidemark.store.Log log = Replica.openLog(logDir, ctx, counters.manager());
+                    final io.tidemark.store.Log log = Replica.openLog(logDir, ctx, counters.manager(),
+                        ctx.hostPretouchBudgetBytes() - pretouchSpent);
+                    pretouchSpent += log.context().pretouchBytes();
                     openedAtStart.put(logDir.getFileName(), log);
                     if (log.recoveryReport().flushedDataLost())
                     {
@@ -416,6 +420,30 @@ public final class ReplicaHost
         return digest;
     }
 
+    /**
+     * Counters a host may need: per replica its log's four, its own four and two per assigned replica (at most the
+     * cluster's hosts), for {@code host.replicas.max} replicas, and room for the host process's own (the messages
+     * dropped at its edge).
+     */
+    static int countersCapacity(final ReplicationContext ctx, final int maxHosts)
+    {
+        return ctx.hostReplicasMax() * (8 + 2 * maxHosts) + 256;
+    }
+
+    /** Keep the state just applied beside the replica's log: the host's view, for repairing a damaged stored copy. */
+    private void keepView(final Replica replica, final PartitionState state)
+    {
+        try
+        {
+            PartitionStateFile.write(replica.log.directory(), state);
+        }
+        catch (final IOException ex)
+        {
+            remoteLog.log(System.Logger.Level.WARNING, "host view", "host " + hostId + " cannot keep its view of " +
+                state.topicPartition() + " (" + PartitionStateFile.NAME + "): " + ex);
+        }
+    }
+
     private boolean withinCluster(final int[] hosts)
     {
         for (final int host : hosts)
@@ -506,9 +534,25 @@ public final class ReplicaHost
         Replica replica = replicasById.get(state.partitionId());
         if (null == replica)
         {
+            if (replicas.length >= ctx.hostReplicasMax())
+            {
+                remoteLog.log(System.Logger.Level.ERROR, "host replicas-max", "host " + hostId + " holds " +
+                    replicas.length + " replicas, " + ReplicationContext.HOST_REPLICAS_MAX + "=" +
+                    ctx.hostReplicasMax() + ": not opening " + state.topicPartition());
+                return;
+            }
             final io.tidemark.store.Log opened = openedAtStart.remove(Path.of(state.topicPartition().logName()));
-            replica = null == opened ? Replica.open(dir, hostId, state, ctx, counters.manager()) :
-                Replica.open(hostId, state, opened, ctx, counters.manager());
+            if (null == opened)
+            {
+                final io.tidemark.store.Log log = Replica.openLog(dir.resolve(state.topicPartition().logName()), ctx,
+                    counters.manager(), ctx.hostPretouchBudgetBytes() - pretouchSpent);
+                replica = Replica.open(hostId, state, log, ctx, counters.manager());
+                pretouchSpent += replica.pretouchBytes;
+            }
+            else
+            {
+                replica = Replica.open(hostId, state, opened, ctx, counters.manager()); // its pretouch counted at start
+            }
             replicasById.put(state.partitionId(), replica);
             final Replica[] next = Arrays.copyOf(replicas, replicas.length + 1);
             next[replicas.length] = replica;
@@ -521,6 +565,7 @@ public final class ReplicaHost
             return;
         }
         replica.state = state;
+        keepView(replica, state);
         if (state.leader() == hostId)
         {
             final LeaderState leader = replica.leaderState;

@@ -53,12 +53,22 @@ public final class ReplicationContext
     public static final String TRANSPORT_RESPONSE_RING_BYTES = "transport.response.ring.bytes";
     /** Capacity of each partition's produce ring (power of two). Default 4 MiB. */
     public static final String PRODUCE_RING_BYTES = "produce.ring.bytes";
+    /** Most partitions one topic may have; a larger request is refused before anything is created. Default 1024. */
+    public static final String TOPIC_PARTITIONS_MAX = "topic.partitions.max";
+    /** Most replicas one host may hold; a topic that would exceed it is refused. Sizes the counters file. Default 1024. */
+    public static final String HOST_REPLICAS_MAX = "host.replicas.max";
+    /** Bytes of segment pretouching a host spends over all its replicas; later replicas are not pretouched. Default 1 GiB. */
+    public static final String HOST_PRETOUCH_BUDGET_BYTES = "host.pretouch.budget.bytes";
 
     /** Every key {@link #fromProperties(Map)} accepts. */
     public static final Set<String> KEYS = Set.of(REPLICA_LAG_TIME_MAX_MS, MIN_INSYNC_REPLICAS,
         UNCLEAN_LEADER_ELECTION_ENABLE, REPLICA_FETCH_MAX_BYTES, REPLICA_FETCH_WAIT_MAX_MS, REPLICA_FETCH_BACKOFF_MS,
         REQUEST_TIMEOUT_MS, HOST_SESSION_TIMEOUT_MS, HOST_HEARTBEAT_INTERVAL_MS, HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
-        TRANSPORT_REQUEST_RING_BYTES, TRANSPORT_RESPONSE_RING_BYTES, PRODUCE_RING_BYTES);
+        TRANSPORT_REQUEST_RING_BYTES, TRANSPORT_RESPONSE_RING_BYTES, PRODUCE_RING_BYTES, TOPIC_PARTITIONS_MAX,
+        HOST_REPLICAS_MAX, HOST_PRETOUCH_BUDGET_BYTES);
+
+    /** Longest timeout or wait a setting may take: larger ones overflow arithmetic further on, or never end. */
+    public static final long MAX_TIMEOUT_MS = 3_600_000;
 
     /** Which threads run the agents (host agents, fetchers, replica log agents, the controller). */
     public enum ThreadingMode
@@ -101,6 +111,9 @@ public final class ReplicationContext
     private int transportRequestRingBytes = 1024 * 1024;
     private int transportResponseRingBytes = 16 * 1024 * 1024;
     private int produceRingBytes = 4 * 1024 * 1024;
+    private int topicPartitionsMax = 1024;
+    private int hostReplicasMax = 1024;
+    private long hostPretouchBudgetBytes = 1L << 30;
 
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private ThreadingMode threadingMode = ThreadingMode.PER_HOST;
@@ -140,6 +153,9 @@ public final class ReplicationContext
                 case TRANSPORT_REQUEST_RING_BYTES: ctx.transportRequestRingBytes((int)parseLong(key, value)); break;
                 case TRANSPORT_RESPONSE_RING_BYTES: ctx.transportResponseRingBytes((int)parseLong(key, value)); break;
                 case PRODUCE_RING_BYTES: ctx.produceRingBytes((int)parseLong(key, value)); break;
+                case TOPIC_PARTITIONS_MAX: ctx.topicPartitionsMax((int)parseLong(key, value)); break;
+                case HOST_REPLICAS_MAX: ctx.hostReplicasMax((int)parseLong(key, value)); break;
+                case HOST_PRETOUCH_BUDGET_BYTES: ctx.hostPretouchBudgetBytes(parseLong(key, value)); break;
                 default: throw new ConfigException(key, "unknown configuration key; known keys are " + KEYS);
             }
         }
@@ -178,14 +194,17 @@ public final class ReplicationContext
         {
             return this;
         }
-        range(REPLICA_LAG_TIME_MAX_MS, replicaLagTimeMaxMs, 2, Integer.MAX_VALUE);
+        range(REPLICA_LAG_TIME_MAX_MS, replicaLagTimeMaxMs, 2, MAX_TIMEOUT_MS);
         range(MIN_INSYNC_REPLICAS, minInsyncReplicas, 1, 64);
         range(REPLICA_FETCH_MAX_BYTES, replicaFetchMaxBytes, 1024, 64 * 1024 * 1024);
-        range(REPLICA_FETCH_WAIT_MAX_MS, replicaFetchWaitMaxMs, 0, Integer.MAX_VALUE);
-        range(REPLICA_FETCH_BACKOFF_MS, replicaFetchBackoffMs, 0, Integer.MAX_VALUE);
-        range(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, Integer.MAX_VALUE);
-        range(HOST_HEARTBEAT_INTERVAL_MS, hostHeartbeatIntervalMs, 1, Integer.MAX_VALUE);
-        range(HOST_SESSION_TIMEOUT_MS, hostSessionTimeoutMs, 2 * hostHeartbeatIntervalMs, Integer.MAX_VALUE);
+        range(REPLICA_FETCH_WAIT_MAX_MS, replicaFetchWaitMaxMs, 0, 60_000);
+        range(REPLICA_FETCH_BACKOFF_MS, replicaFetchBackoffMs, 0, 60_000);
+        range(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, MAX_TIMEOUT_MS);
+        range(HOST_HEARTBEAT_INTERVAL_MS, hostHeartbeatIntervalMs, 1, 60_000);
+        range(HOST_SESSION_TIMEOUT_MS, hostSessionTimeoutMs, 2 * hostHeartbeatIntervalMs, 600_000);
+        range(TOPIC_PARTITIONS_MAX, topicPartitionsMax, 1, 65_536);
+        range(HOST_REPLICAS_MAX, hostReplicasMax, 1, 65_536);
+        range(HOST_PRETOUCH_BUDGET_BYTES, hostPretouchBudgetBytes, 0, 1L << 40);
         range(HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, highWatermarkCheckpointIntervalMs, 1, Integer.MAX_VALUE);
         powerOfTwo(TRANSPORT_REQUEST_RING_BYTES, transportRequestRingBytes, 64 * 1024);
         powerOfTwo(TRANSPORT_RESPONSE_RING_BYTES, transportResponseRingBytes, 64 * 1024);
@@ -404,6 +423,48 @@ public final class ReplicationContext
     public int produceRingBytes()
     {
         return produceRingBytes;
+    }
+
+    /** @param v see {@link #TOPIC_PARTITIONS_MAX}. @return this */
+    public ReplicationContext topicPartitionsMax(final int v)
+    {
+        checkNotConcluded();
+        topicPartitionsMax = v;
+        return this;
+    }
+
+    /** @return see {@link #TOPIC_PARTITIONS_MAX}. */
+    public int topicPartitionsMax()
+    {
+        return topicPartitionsMax;
+    }
+
+    /** @param v see {@link #HOST_REPLICAS_MAX}. @return this */
+    public ReplicationContext hostReplicasMax(final int v)
+    {
+        checkNotConcluded();
+        hostReplicasMax = v;
+        return this;
+    }
+
+    /** @return see {@link #HOST_REPLICAS_MAX}. */
+    public int hostReplicasMax()
+    {
+        return hostReplicasMax;
+    }
+
+    /** @param v see {@link #HOST_PRETOUCH_BUDGET_BYTES}. @return this */
+    public ReplicationContext hostPretouchBudgetBytes(final long v)
+    {
+        checkNotConcluded();
+        hostPretouchBudgetBytes = v;
+        return this;
+    }
+
+    /** @return see {@link #HOST_PRETOUCH_BUDGET_BYTES}. */
+    public long hostPretouchBudgetBytes()
+    {
+        return hostPretouchBudgetBytes;
     }
 
     /** @param clock the clock of every replication timer (a manual one in tests). @return this */

@@ -130,6 +130,54 @@ public final class ZooKeeperControllerElection implements AutoCloseable
      * Leave the election (another host is elected if this one was the controller). With the client already closed
      * the session has ended, and with it the candidacy: nothing is left to do.
      */
+    /**
+     * The elected controller as the election's nodes say, for a host that is not a candidate now (it stepped down):
+     * the candidate whose latch node has the lowest sequence number.
+     *
+     * @return its host id, or -1 when there is no candidate.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be read.
+     */
+    public static int controllerHostId(final CuratorFramework client, final String rootPath)
+    {
+        final String path = rootPath + "/" + ELECTION;
+        try
+        {
+            String first = null;
+            long lowest = Long.MAX_VALUE;
+            for (final String child : client.getChildren().forPath(path))
+            {
+                final int dash = child.lastIndexOf('-');
+                try
+                {
+                    final long sequence = Long.parseLong(child.substring(dash + 1));
+                    if (sequence < lowest)
+                    {
+                        lowest = sequence;
+                        first = child;
+                    }
+                }
+                catch (final NumberFormatException ex)
+                {
+                    // not a latch node
+                }
+            }
+            if (null == first)
+            {
+                return -1;
+            }
+            return Integer.parseInt(new String(client.getData().forPath(path + "/" + first),
+                java.nio.charset.StandardCharsets.UTF_8).trim());
+        }
+        catch (final org.apache.zookeeper.KeeperException.NoNodeException ex)
+        {
+            return -1;
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot read the controller election at " + path, ex);
+        }
+    }
+
     @Override
     public void close()
     {

@@ -23,6 +23,10 @@ import java.util.List;
  *  &lt;root&gt;/producer-ids       8 bytes, little-endian: the first producer id not yet reserved
  *  &lt;root&gt;/controller-epoch   8 bytes, little-endian: bumped by every store that opens (a controller taking over)
  * </pre>
+ * <b>Damaged state is quarantined.</b> A partition whose znode is missing (ids are dense), cannot be decoded, names
+ * another id or version than its znode's, or assigns a host outside the cluster is left out of {@link #all()} and
+ * {@link #get}, and named with why in {@link #damaged()}; the controller serves the rest. {@link #checkDamaged} reads a
+ * quarantined partition again without changing the store (has it been repaired?).
  * <b>Fencing.</b> Opening a store is taking over as controller: it bumps the controller epoch, and every write it
  * makes afterwards is a ZooKeeper transaction that also checks the epoch znode still has the version its bump gave
  * it. Once a newer controller has opened its store, every write of the older one fails with
@@ -53,6 +57,7 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
     private final CuratorFramework client;
     private final boolean ownsClient;
     private final String root;
+    private final int maxHosts;
     private long controllerEpoch;
     private int epochZnodeVersion;
     private int lastCounterVersion;
@@ -66,6 +71,21 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
      */
     public ZooKeeperControllerStore(final CuratorFramework client, final String rootPath, final boolean ownsClient)
     {
+        this(client, rootPath, ownsClient, PartitionState.MAX_HOSTS);
+    }
+
+    /**
+     * Open the store under {@code rootPath} (created if missing) and load every partition; a partition whose state
+     * names a host outside {@code [0, maxHosts)} is damaged (quarantined).
+     *
+     * @param client     a started Curator client.
+     * @param rootPath   the cluster's root znode.
+     * @param ownsClient whether {@link #close} closes the client.
+     * @param maxHosts   host ids of the cluster are in {@code [0, maxHosts)}.
+     */
+    public ZooKeeperControllerStore(final CuratorFramework client, final String rootPath, final boolean ownsClient,
+        final int maxHosts)
+    {
         if (null == rootPath || !rootPath.startsWith("/") || rootPath.endsWith("/"))
         {
             throw new IllegalArgumentException("root path must start with / and not end with one: " + rootPath);
@@ -73,9 +93,14 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         this.client = client;
         this.ownsClient = ownsClient;
         this.root = rootPath;
+        this.maxHosts = maxHosts;
         try
         {
             ensure(partitionsPath());
+            // Read before claiming: a controller that cannot load fails here without bumping the epoch, so a retry
+            // loop of a failing controller does not move it; the second load sees what its predecessor wrote up to
+            // the claim.
+            load();
             claimControllerEpoch();
             load();
         }
@@ -127,11 +152,6 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
     private String partitionsPath()
     {
         return root + "/" + PARTITIONS;
-    }
-
-    private String partitionPath(final int partitionId)
-    {
-        return partitionsPath() + "/" + partitionId;
     }
 
     private void ensure(final String path)
@@ -234,15 +254,96 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
             throw ZooKeeperCounters.failure("cannot list " + partitionsPath(), ex);
         }
         states.clear();
-        for (int id = 0; id < children.size(); id++)
+        damaged.clear();
+        int count = 0;
+        for (final String child : children)
+        {
+            final int id = partitionId(child);
+            if (id >= 0 && id <= children.size() + MAX_MISSING)
+            {
+                count = Math.max(count, id + 1);
+            }
+        }
+        for (int id = 0; id < count; id++)
         {
             if (!children.contains(Integer.toString(id)))
             {
-                throw new IllegalStateException("controller state in ZooKeeper under " + partitionsPath() +
-                    " lacks partition " + id + " (children: " + children + ")");
+                states.add(null);
+                damaged.put(id, "missing (ids are dense, and a later one exists)");
+                continue;
             }
-            states.add(read(id));
+            try
+            {
+                states.add(read(id));
+            }
+            catch (final DamagedStateException ex)
+            {
+                states.add(null);
+                damaged.put(id, ex.getMessage());
+            }
         }
+        for (final String child : children)
+        {
+            final int id = partitionId(child);
+            if (id < 0 || id >= count)
+            {
+                damaged.put(STRAY, "stray znode " + partitionsPath() + "/" + child + " is no partition id of the " +
+                    "dense range [0, " + count + ")");
+                break;
+            }
+        }
+    }
+
+    /** Key of {@link #damaged()} for stray znodes under the partitions node (not a partition id). */
+    public static final int STRAY = -1;
+    /** Most missing ids between the partitions that exist: beyond, a high numbered child is stray. */
+    private static final int MAX_MISSING = 64;
+
+    private static int partitionId(final String child)
+    {
+        if (child.isEmpty() || child.length() > 9 || !child.chars().allMatch((c) -> c >= '0' && c <= '9') ||
+            (child.length() > 1 && child.charAt(0) == '0'))
+        {
+            return -1;
+        }
+        return Integer.parseInt(child);
+    }
+
+    /** A stored partition state that cannot be used: quarantined, not served. */
+    private static final class DamagedStateException extends RuntimeException
+    {
+        private static final long serialVersionUID = 1L;
+
+        DamagedStateException(final String message, final Throwable cause)
+        {
+            super(message, cause);
+        }
+    }
+
+    /**
+     * Read a partition's znode and check it, without changing anything this store holds (a controller checks
+     * whether a damaged partition has been repaired).
+     *
+     * @return null when the state is readable and consistent now; otherwise why it is damaged.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be read.
+     */
+    public String checkDamaged(final int partitionId)
+    {
+        try
+        {
+            read(partitionId);
+            return null;
+        }
+        catch (final DamagedStateException ex)
+        {
+            return ex.getMessage();
+        }
+    }
+
+    /** @return the path of a partition's znode. */
+    public String partitionPath(final int partitionId)
+    {
+        return partitionsPath() + "/" + partitionId;
     }
 
     private PartitionState read(final int partitionId)
@@ -254,6 +355,10 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         {
             data = client.getData().storingStatIn(stat).forPath(path);
         }
+        catch (final KeeperException.NoNodeException ex)
+        {
+            throw new DamagedStateException("missing", ex);
+        }
         catch (final Exception ex)
         {
             throw ZooKeeperCounters.failure("cannot read " + path, ex);
@@ -261,17 +366,29 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         final PartitionState state;
         try
         {
-            state = PartitionStateCodec.decode(ByteBuffer.wrap(data));
+            final ByteBuffer in = ByteBuffer.wrap(null == data ? new byte[0] : data);
+            state = PartitionStateCodec.decode(in);
+            if (in.hasRemaining())
+            {
+                throw new IllegalArgumentException(in.remaining() + " bytes after the state");
+            }
         }
-        catch (final IllegalArgumentException ex)
+        catch (final IllegalArgumentException | java.nio.BufferUnderflowException ex)
         {
-            throw new IllegalStateException("partition state in ZooKeeper at " + path + " is damaged: " +
-                ex.getMessage(), ex);
+            throw new DamagedStateException("unreadable: " + ex.getMessage(), ex);
         }
         if (state.partitionId() != partitionId || state.version() != stat.getVersion())
         {
-            throw new IllegalStateException("partition state in ZooKeeper at " + path + " claims partition " +
-                state.partitionId() + " version " + state.version() + ", the znode is version " + stat.getVersion());
+            throw new DamagedStateException("claims partition " + state.partitionId() + " version " +
+                state.version() + ", the znode is partition " + partitionId + " version " + stat.getVersion(), null);
+        }
+        for (final int host : state.assignedReplicas())
+        {
+            if (host >= maxHosts)
+            {
+                throw new DamagedStateException("assigns host " + host + ", outside this cluster's [0, " + maxHosts +
+                    ")", null);
+            }
         }
         return state;
     }
@@ -329,7 +446,15 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         }
         catch (final KeeperException.BadVersionException ex)
         {
-            states.set(id, read(id)); // another controller moved it on: decide again from what it wrote
+            try
+            {
+                states.set(id, read(id)); // another controller moved it on: decide again from what it wrote
+            }
+            catch (final DamagedStateException damage)
+            {
+                states.set(id, null);
+                damaged.put(id, damage.getMessage());
+            }
             return null;
         }
         catch (final Exception ex)

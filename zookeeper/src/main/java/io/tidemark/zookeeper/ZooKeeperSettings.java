@@ -57,6 +57,11 @@ public final class ZooKeeperSettings
         Set.of(CONNECT, ROOT, USER, PASSWORD, SESSION_TIMEOUT_MS, CONNECTION_TIMEOUT_MS);
 
     private static final String KEY_PREFIX = "zookeeper.";
+    /**
+     * Longest session (and so connection) timeout: ten minutes. Longer ones overflow the arithmetic of ZooKeeper's
+     * and Curator's clients (a silent wait of weeks), and a ZooKeeper server allows at most 20 ticks anyway.
+     */
+    public static final int MAX_TIMEOUT_MS = 600_000;
     private static final int RETRY_BASE_SLEEP_MS = 100;
     private static final int RETRY_MAX_RETRIES = 3;
 
@@ -149,9 +154,10 @@ public final class ZooKeeperSettings
         {
             throw new ConfigException(PASSWORD, "missing: the digest credentials need a password");
         }
-        if (sessionTimeoutMs <= 0)
+        if (sessionTimeoutMs <= 0 || sessionTimeoutMs > MAX_TIMEOUT_MS)
         {
-            throw new ConfigException(SESSION_TIMEOUT_MS, "must be positive: " + sessionTimeoutMs);
+            throw new ConfigException(SESSION_TIMEOUT_MS, "must be in [1, " + MAX_TIMEOUT_MS + "]: " +
+                sessionTimeoutMs);
         }
         if (connectionTimeoutMs <= 0)
         {
@@ -302,6 +308,16 @@ public final class ZooKeeperSettings
         {
             throw new IllegalStateException("ZooKeeper settings are not concluded: call conclude() first");
         }
+    }
+
+    /**
+     * @return the ACL every znode of the cluster carries: all permissions for the digest identity of
+     *         {@link #USER} and {@link #PASSWORD}, nothing for anyone else.
+     */
+    public List<ACL> acl()
+    {
+        checkConcluded();
+        return Collections.singletonList(new ACL(ZooDefs.Perms.ALL, aclId));
     }
 
     /**

@@ -14,7 +14,9 @@ import java.net.ServerSocket;
 import java.util.HashSet;
 import java.util.Set;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -115,7 +117,76 @@ class ZooKeeperControllerStoreTest
     }
 
     @Test
-    void damagedStateInZooKeeperIsATypedErrorNamingTheZnode() throws Exception
+    void damagedStateIsQuarantinedTheRestServedAndARepairMakesItReadableAgain() throws Exception
+    {
+        try (ZooKeeperControllerStore store = open())
+        {
+            store.create(state(0, 0, 0, 0, 0, 1, 2));
+            store.create(state(1, 0, 1, 0, 1, 2, 0));
+            store.create(state(2, 0, 2, 0, 2, 0, 1));
+            store.create(state(3, 0, 0, 0, 0, 1, 2));
+        }
+        try (CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(),
+            new RetryOneTime(100)))
+        {
+            client.start();
+            client.setData().forPath(ROOT + "/partitions/1", new byte[] {1, 2, 3}); // garbage
+            // a well-formed state naming a host this (three-host) cluster cannot have
+            final byte[] outside = io.tidemark.replication.PartitionStateCodec.encode(new PartitionState(2,
+                new TopicPartition("orders", 2), new int[] {0, 1, 9}, new int[] {9}, new int[0], new int[0], 9, 0,
+                1));
+            client.setData().forPath(ROOT + "/partitions/2", outside);
+            client.delete().forPath(ROOT + "/partitions/3");
+            client.create().forPath(ROOT + "/partitions/4", io.tidemark.replication.PartitionStateCodec.encode(
+                state(4, 0, 0, 0, 0, 1, 2)));
+            client.create().forPath(ROOT + "/partitions/junk");
+
+            final long epochBefore;
+            try (ZooKeeperControllerStore store = new ZooKeeperControllerStore(client, ROOT, false, 3))
+            {
+                epochBefore = store.controllerEpoch();
+                assertEquals(5, store.size(), "ids stay dense: the damaged ones count");
+                assertEquals(java.util.List.of(0, 4), store.all().stream().map(PartitionState::partitionId).toList());
+                assertNull(store.get(1));
+                assertEquals(java.util.Set.of(ZooKeeperControllerStore.STRAY, 1, 2, 3), store.damaged().keySet(),
+                    store.damaged().toString());
+                assertTrue(store.damaged().get(1).startsWith("unreadable"), store.damaged().get(1));
+                assertTrue(store.damaged().get(2).contains("host 9"), store.damaged().get(2));
+                assertTrue(store.damaged().get(3).startsWith("missing"), store.damaged().get(3));
+                assertTrue(store.damaged().get(ZooKeeperControllerStore.STRAY).contains("junk"));
+                assertNull(store.compareAndSet(0, state(1, 1, 1, 1, 1, 2)), "a damaged partition is not written");
+                assertNotNull(store.create(state(5, 0, 0, 0, 0, 1, 2)), "the next id is after the damaged ones");
+                assertNotNull(store.checkDamaged(1));
+            }
+
+            // the repair from a host's view: the znode's next version, the view's epoch plus one
+            final ZooKeeperSettings settings = new ZooKeeperSettings().connectString(server.getConnectString())
+                .rootPath(ROOT).user("u").password("p").conclude();
+            final PartitionState view = state(1, 7, 1, 4, 1, 2, 0);
+            assertThrows(IllegalStateException.class, () -> ZooKeeperPartitionRepair.repair(settings,
+                state(0, 0, 0, 0, 0, 1, 2), false, false), "a readable state is not overwritten");
+            final ZooKeeperPartitionRepair.Result dry = ZooKeeperPartitionRepair.repair(settings, view, false, true);
+            assertFalse(dry.applied());
+            assertNotNull(dry.damage());
+            final ZooKeeperPartitionRepair.Result repaired = ZooKeeperPartitionRepair.repair(settings, view, false,
+                false);
+            assertEquals(5, repaired.written().leaderEpoch());
+            assertEquals(2, repaired.written().version(), "the znode's next version (one set, now the repair)");
+            assertEquals(0, ZooKeeperPartitionRepair.repair(settings, state(3, 3, 0, 2, 0, 1, 2), false, false)
+                .written().version(), "a missing partition is created at version 0");
+            try (CuratorFramework credentialed = settings.connectClient(); // the repair's znode has the digest ACL
+                ZooKeeperControllerStore store = new ZooKeeperControllerStore(credentialed, ROOT, false, 3))
+            {
+                assertNull(store.checkDamaged(1));
+                assertEquals(repaired.written(), store.get(1));
+                assertNotNull(store.get(3));
+                assertEquals(epochBefore + 1, store.controllerEpoch());
+            }
+        }
+    }
+
+    @Test
+    void aStoreThatCannotLoadFailsWithoutBumpingTheControllerEpoch() throws Exception
     {
         try (ZooKeeperControllerStore store = open())
         {
@@ -125,10 +196,18 @@ class ZooKeeperControllerStoreTest
             new RetryOneTime(100)))
         {
             client.start();
-            client.setData().forPath(ROOT + "/partitions/0", new byte[] {1, 2, 3});
+            final byte[] epochBefore = client.getData().forPath(ROOT + "/controller-epoch");
+            // nobody may list the partitions any more
+            client.setACL().withACL(java.util.List.of(new org.apache.zookeeper.data.ACL(
+                org.apache.zookeeper.ZooDefs.Perms.ADMIN, new org.apache.zookeeper.data.Id("world", "anyone"))))
+                .forPath(ROOT + "/partitions");
+            for (int attempt = 0; attempt < 3; attempt++)
+            {
+                assertThrows(ZooKeeperStoreException.class, () -> new ZooKeeperControllerStore(client, ROOT, false));
+            }
+            assertArrayEquals(epochBefore, client.getData().forPath(ROOT + "/controller-epoch"),
+                "no epoch bump for a store that could not load");
         }
-        final IllegalStateException ex = assertThrows(IllegalStateException.class, this::open);
-        assertTrue(ex.getMessage().contains(ROOT + "/partitions/0"), ex.getMessage());
     }
 
     @Test
