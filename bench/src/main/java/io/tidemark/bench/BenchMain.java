@@ -1,5 +1,6 @@
 package io.tidemark.bench;
 
+import io.tidemark.bench.multiprocess.AuthOverheadCommand;
 import io.tidemark.bench.multiprocess.MultiProcessCommand;
 import io.tidemark.bench.report.JmhSummary;
 import io.tidemark.bench.report.PerfRun;
@@ -55,7 +56,8 @@ import java.util.concurrent.Callable;
         "and charts for the harness, jmh-result.json for JMH; multiprocess: <yyyy-MM-dd>_multiprocess-<sha>/), " +
         "then indexes it in <results-dir>/README.md.",
     subcommands = {HarnessCommands.Quick.class, HarnessCommands.Full.class, HarnessCommands.Run.class,
-        MultiProcessCommand.class, io.tidemark.bench.peer.WriterBench.class, BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
+        MultiProcessCommand.class, AuthOverheadCommand.class, io.tidemark.bench.peer.WriterBench.class,
+        BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
 public final class BenchMain implements Callable<Integer>
 {
     /**

@@ -54,6 +54,7 @@ final class LoopbackCluster implements AutoCloseable
     private static final long LOG_COPY_MAX_BYTES = 8L * 1024 * 1024;
 
     private final Path dir;
+    private final boolean insecure;
     private final MultiProcessPlan plan;
     private final Path logCopies;
     private final String password = HexFormat.of().formatHex(new SecureRandom().generateSeed(12));
@@ -71,8 +72,10 @@ final class LoopbackCluster implements AutoCloseable
     private final int[] launches = new int[HOSTS];
     private boolean closed;
 
-    private LoopbackCluster(final Path dir, final MultiProcessPlan plan, final Path logCopies) throws Exception
+    private LoopbackCluster(final Path dir, final MultiProcessPlan plan, final Path logCopies,
+        final boolean insecure) throws Exception
     {
+        this.insecure = insecure;
         this.dir = dir;
         this.plan = plan;
         this.logCopies = logCopies;
@@ -101,8 +104,18 @@ final class LoopbackCluster implements AutoCloseable
      */
     static LoopbackCluster create(final Path dir, final MultiProcessPlan plan, final Path logCopies) throws Exception
     {
+        return create(dir, plan, logCopies, false);
+    }
+
+    /**
+     * As {@link #create(Path, MultiProcessPlan, Path)}; {@code insecure}: hosts and client run with
+     * {@code cluster.insecure=true} (no secret, no tags), to measure what authentication costs.
+     */
+    static LoopbackCluster create(final Path dir, final MultiProcessPlan plan, final Path logCopies,
+        final boolean insecure) throws Exception
+    {
         Files.createDirectories(dir);
-        return new LoopbackCluster(dir, plan, logCopies);
+        return new LoopbackCluster(dir, plan, logCopies, insecure);
     }
 
     /**
@@ -144,7 +157,14 @@ final class LoopbackCluster implements AutoCloseable
         p.setProperty("zookeeper.root", ROOT);
         p.setProperty("zookeeper.user", USER);
         p.setProperty("zookeeper.password", password);
-        p.setProperty("cluster.secret.file", dir.resolve("cluster.secret").toString());
+        if (insecure)
+        {
+            p.setProperty("cluster.insecure", "true");
+        }
+        else
+        {
+            p.setProperty("cluster.secret.file", dir.resolve("cluster.secret").toString());
+        }
         return p;
     }
 
@@ -275,6 +295,12 @@ final class LoopbackCluster implements AutoCloseable
     static String root()
     {
         return ROOT;
+    }
+
+    /** @return the process id of a host's JVM. */
+    long hostPid(final int hostId)
+    {
+        return hosts[hostId].pid();
     }
 
     /** @return the client every phase produces through. */

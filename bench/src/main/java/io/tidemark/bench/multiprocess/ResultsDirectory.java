@@ -33,7 +33,14 @@ final class ResultsDirectory
      */
     static Path create(final Path resultsDir, final LocalDate date, final String sha) throws IOException
     {
-        final String base = DateTimeFormatter.ISO_LOCAL_DATE.format(date) + "_" + KIND + "-" + sha;
+        return create(resultsDir, date, sha, KIND);
+    }
+
+    /** As {@link #create(Path, LocalDate, String)}, for another kind of run. */
+    static Path create(final Path resultsDir, final LocalDate date, final String sha, final String kind)
+        throws IOException
+    {
+        final String base = DateTimeFormatter.ISO_LOCAL_DATE.format(date) + "_" + kind + "-" + sha;
         Path candidate = resultsDir.resolve(base);
         for (int n = 2; holdsReport(candidate); n++)
         {

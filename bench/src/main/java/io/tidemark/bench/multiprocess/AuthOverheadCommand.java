@@ -1,0 +1,335 @@
+package io.tidemark.bench.multiprocess;
+
+import io.tidemark.bench.BenchMain;
+import io.tidemark.bench.report.Environment;
+import io.tidemark.bench.report.PerfRun;
+import io.tidemark.client.Producer;
+import io.tidemark.client.ProducerContext;
+import io.tidemark.client.ProducerRecord;
+import io.tidemark.host.TidemarkClient;
+import io.tidemark.replication.Acks;
+import org.HdrHistogram.Histogram;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
+
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code tidemark-bench auth-overhead}: what authenticating every message costs on the acks=all round trip across
+ * processes. Three host JVMs on loopback (as {@link MultiProcessCommand} runs them), one partition with RF=3 and
+ * min.insync.replicas=2, and one record at a time: a synchronous acks=all send, linger 0, from the bench JVM
+ * (closed loop), whose round trip is the client's frame to the leader, the leader's fetch responses to the two
+ * followers, their next fetches, and the answer: about six authenticated frames. The same measurement runs on a
+ * cluster with a secret and on one with {@code cluster.insecure=true}, alternating which goes first, for
+ * {@code --runs} rounds; the report gives each run's percentiles, the medians over runs and the difference.
+ * <p>
+ * With {@code --jfr} the leader's JVM and this one are profiled (JFR, execution samples) during each authenticated
+ * run, and the share of samples inside the HMAC is reported: where the added time goes.
+ */
+@Command(
+    name = "auth-overhead",
+    mixinStandardHelpOptions = true,
+    description = {
+        "The acks=all round trip across processes with authenticated traffic beside the same without (insecure), " +
+            "in one run: three host JVMs on loopback, RF=3, one record at a time (closed loop, linger 0). " +
+            "Alternates the two clusters for --runs rounds. Writes perf-results/<date>_auth-overhead-<sha>/."})
+public final class AuthOverheadCommand implements Callable<Integer>
+{
+    static final String KIND = "auth-overhead";
+    private static final String TOPIC = "auth";
+
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = "perf-results",
+        description = "Where the run directory is created (default: ${DEFAULT-VALUE}).")
+    Path resultsDir;
+
+    @Option(names = "--dir", paramLabel = "DIR",
+        description = "Where the clusters' temporary directories go (default: java.io.tmpdir).")
+    Path dir;
+
+    @Option(names = "--runs", paramLabel = "N", defaultValue = "3",
+        description = "Rounds; each measures both clusters (default: ${DEFAULT-VALUE}).")
+    int runs;
+
+    @Option(names = "--round-trips", paramLabel = "N", defaultValue = "20000",
+        description = "Measured round trips per cluster and run (default: ${DEFAULT-VALUE}).")
+    int roundTrips;
+
+    @Option(names = "--warmup-round-trips", paramLabel = "N", defaultValue = "5000",
+        description = "Unmeasured round trips first (default: ${DEFAULT-VALUE}).")
+    int warmupRoundTrips;
+
+    @Option(names = "--size", paramLabel = "BYTES", defaultValue = "100",
+        description = "Value bytes per record (default: ${DEFAULT-VALUE}).")
+    int size;
+
+    @Option(names = "--jfr", description = "Profile the leader's JVM and this one with JFR during the " +
+        "authenticated runs and report the share of samples in the HMAC.")
+    boolean jfr;
+
+    @Option(names = "--host-classpath", paramLabel = "PATH",
+        description = "Class path of the host JVMs (default: this JVM's, i.e. the bench jar).")
+    String hostClasspath;
+
+    /** One cluster's measurement. */
+    record Measurement(int run, boolean authenticated, Histogram rtt, double hmacShareLeader,
+        double hmacShareClient)
+    {
+        long percentileNs(final double p)
+        {
+            return rtt.getValueAtPercentile(p);
+        }
+    }
+
+    @Override
+    public Integer call() throws Exception
+    {
+        if (runs < 1 || roundTrips < 100 || warmupRoundTrips < 0 || size < RecordValues.ID_LENGTH)
+        {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--runs >= 1, --round-trips >= 100, " +
+                "--warmup-round-trips >= 0, --size >= " + RecordValues.ID_LENGTH);
+        }
+        final PrintWriter out = spec.commandLine().getOut();
+        // only the fields a LoopbackCluster reads matter: RF=3 on three hosts, min.insync.replicas=2, the timeouts
+        final MultiProcessPlan plan = new MultiProcessPlan(List.of("tidemark"), List.of(Acks.ALL), List.of(1), 0, 0,
+            1, 1, 1, 0, 0, 0, size, 1, 2, 16384, 0, 0, 32L * 1024 * 1024, 1, Map.of(),
+            null == dir ? Path.of(System.getProperty("java.io.tmpdir")) : dir, false,
+            null == hostClasspath ? MultiProcessCommand.classpathOfThisJvm() : hostClasspath, null, 90_000, 30_000,
+            60_000, false).validate();
+        final ZonedDateTime started = ZonedDateTime.now();
+        final Path cwd = Path.of("").toAbsolutePath();
+        final String sha = PerfRun.gitShortSha(cwd);
+        final String loadAtStart = Environment.loadAverage();
+        final Path reportDir = ResultsDirectory.create(resultsDir, started.toLocalDate(), sha, KIND);
+        out.println("tidemark-bench: report directory " + reportDir.toAbsolutePath());
+        out.flush();
+        final List<Measurement> results = new ArrayList<>();
+        for (int run = 1; run <= runs; run++)
+        {
+            final boolean[] order = run % 2 == 1 ? new boolean[]{ true, false } : new boolean[]{ false, true };
+            for (final boolean authenticated : order)
+            {
+                final Measurement m = measure(plan, reportDir, run, authenticated, out);
+                results.add(m);
+                out.println(String.format(Locale.ROOT, "  run %d %-13s p50 %7.1f us  p90 %7.1f us  p99 %7.1f us",
+                    run, authenticated ? "authenticated" : "insecure", m.percentileNs(50) / 1e3,
+                    m.percentileNs(90) / 1e3, m.percentileNs(99) / 1e3));
+                out.flush();
+            }
+        }
+        final Map<String, String> facts = new LinkedHashMap<>();
+        facts.put("date", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(started.withNano(0)) + " to " +
+            DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(ZonedDateTime.now().withNano(0)));
+        facts.put("git", sha);
+        facts.put("command", BenchMain.commandLineText(spec.commandLine().getParseResult().originalArgs()));
+        facts.put("loadavg.start", loadAtStart);
+        facts.put("loadavg.end", Environment.loadAverage());
+        final Map<String, String> env = Environment.describe(facts, List.of(String.join(" ",
+            io.tidemark.bench.JvmFlags.FORKED_JVM_ARGS)));
+        Files.writeString(reportDir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
+        final String summary = summary(results, env);
+        Files.writeString(reportDir.resolve(PerfRun.SUMMARY_FILE), summary, StandardCharsets.UTF_8);
+        out.println();
+        out.println(summary);
+        out.flush();
+        return 0;
+    }
+
+    private Measurement measure(final MultiProcessPlan plan, final Path reportDir, final int run,
+        final boolean authenticated, final PrintWriter out) throws Exception
+    {
+        final String name = (authenticated ? "authenticated" : "insecure") + "-run" + run;
+        Files.createDirectories(plan.workDir());
+        final Path runDir = Files.createTempDirectory(plan.workDir(), "tidemark-auth-overhead-");
+        final Histogram rtt = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
+        double leaderShare = Double.NaN;
+        double clientShare = Double.NaN;
+        try (LoopbackCluster cluster = LoopbackCluster.create(runDir, plan, reportDir.resolve("hosts-" + name),
+            !authenticated))
+        {
+            cluster.start(out);
+            final TidemarkClient client = cluster.client();
+            client.createTopic(TOPIC, 1, LoopbackCluster.HOSTS, plan.startTimeoutMs());
+            if (!cluster.awaitFullIsr(TOPIC, 1, plan.startTimeoutMs()))
+            {
+                throw new IllegalStateException("the ISR did not fill: " + client.partitions(TOPIC));
+            }
+            final byte[] value = new byte[size];
+            try (Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL).lingerMs(0)
+                .enableIdempotence(true)))
+            {
+                final ProducerRecord record = new ProducerRecord().topic(TOPIC).partition(0);
+                for (int i = 0; i < warmupRoundTrips; i++)
+                {
+                    producer.send(record.value(value));
+                }
+                final Profile profile = jfr && authenticated ?
+                    Profile.start(cluster.hostPid(client.partitions(TOPIC).get(0).leader()), reportDir, name) : null;
+                for (int i = 0; i < roundTrips; i++)
+                {
+                    final long start = System.nanoTime();
+                    producer.send(record.value(value));
+                    rtt.recordValue(Math.min(System.nanoTime() - start, rtt.getHighestTrackableValue()));
+                }
+                if (null != profile)
+                {
+                    final double[] shares = profile.stop();
+                    leaderShare = shares[0];
+                    clientShare = shares[1];
+                }
+            }
+        }
+        return new Measurement(run, authenticated, rtt, leaderShare, clientShare);
+    }
+
+    private String summary(final List<Measurement> results, final Map<String, String> env)
+    {
+        final StringBuilder s = new StringBuilder();
+        s.append("# Authentication overhead on the acks=all round trip across processes\n\n");
+        s.append("Three host JVMs on loopback UDP (Aeron), one partition, RF=3, min.insync.replicas=2; the bench JVM ")
+            .append("sends one ").append(size).append("-byte record at a time (synchronous acks=all, linger 0, ")
+            .append("idempotent) and times each round trip: ").append(roundTrips).append(" measured after ")
+            .append(warmupRoundTrips).append(" unmeasured, per cluster and run. `authenticated`: a cluster secret, ")
+            .append("every frame tagged (HMAC-SHA256, truncated to 16 bytes) and checked; `insecure`: ")
+            .append("`cluster.insecure=true`, the same frames without the tag. The two alternate (run 1 ")
+            .append("authenticated first, run 2 insecure first, ...).\n\n");
+        s.append("Machine: ").append(env.get("cpu.model")).append(", ").append(env.get("cpu.logical"))
+            .append(" logical CPUs, ").append(env.get("memory.total")).append("; ").append(env.get("jdk.version"))
+            .append("; load average ").append(env.get("loadavg.start")).append(" at the start, ")
+            .append(env.get("loadavg.end")).append(" at the end (the machine is shared: other builds run ")
+            .append("beside). Full description: `env.txt`.\n\n");
+        s.append("| run | cluster | p50 (us) | p90 (us) | p99 (us) | p99.9 (us) | mean (us) | HMAC share of samples: leader / client |\n");
+        s.append("|---|---|---|---|---|---|---|---|\n");
+        for (final Measurement m : results)
+        {
+            s.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s |%n", m.run(),
+                m.authenticated() ? "authenticated" : "insecure", m.percentileNs(50) / 1e3,
+                m.percentileNs(90) / 1e3, m.percentileNs(99) / 1e3, m.percentileNs(99.9) / 1e3,
+                m.rtt().getMean() / 1e3, Double.isNaN(m.hmacShareLeader()) ? "-" :
+                String.format(Locale.ROOT, "%.2f %% / %.2f %%", 100 * m.hmacShareLeader(),
+                100 * m.hmacShareClient())));
+        }
+        final double authP50 = median(results, true, 50);
+        final double insecureP50 = median(results, false, 50);
+        final double authP99 = median(results, true, 99);
+        final double insecureP99 = median(results, false, 99);
+        s.append(String.format(Locale.ROOT, "%nMedian over runs: p50 %.1f us authenticated, %.1f us insecure " +
+            "(difference %+.1f us, %+.1f %%); p99 %.1f us and %.1f us (%+.1f us).%n", authP50 / 1e3,
+            insecureP50 / 1e3, (authP50 - insecureP50) / 1e3, 100 * (authP50 - insecureP50) / insecureP50,
+            authP99 / 1e3, insecureP99 / 1e3, (authP99 - insecureP99) / 1e3));
+        s.append(String.format(Locale.ROOT, "Spread of the run medians (p50): authenticated %.1f to %.1f us, " +
+            "insecure %.1f to %.1f us.%n", extreme(results, true, false) / 1e3, extreme(results, true, true) / 1e3,
+            extreme(results, false, false) / 1e3, extreme(results, false, true) / 1e3));
+        return s.toString();
+    }
+
+    private static double median(final List<Measurement> results, final boolean authenticated, final double p)
+    {
+        final List<Long> values = results.stream().filter((m) -> m.authenticated() == authenticated)
+            .map((m) -> m.percentileNs(p)).sorted().toList();
+        final int n = values.size();
+        return n % 2 == 1 ? values.get(n / 2) : (values.get(n / 2 - 1) + values.get(n / 2)) / 2.0;
+    }
+
+    private static double extreme(final List<Measurement> results, final boolean authenticated, final boolean max)
+    {
+        final java.util.stream.LongStream values = results.stream().filter((m) -> m.authenticated() == authenticated)
+            .mapToLong((m) -> m.percentileNs(50));
+        return max ? values.max().orElse(0) : values.min().orElse(0);
+    }
+
+    /** JFR recordings of the leader's JVM (by jcmd) and this one, and the share of their samples in the HMAC. */
+    private static final class Profile
+    {
+        private final long pid;
+        private final Path leaderFile;
+        private final Path clientFile;
+        private final jdk.jfr.Recording recording;
+
+        private Profile(final long pid, final Path leaderFile, final Path clientFile, final jdk.jfr.Recording recording)
+        {
+            this.pid = pid;
+            this.leaderFile = leaderFile;
+            this.clientFile = clientFile;
+            this.recording = recording;
+        }
+
+        static Profile start(final long pid, final Path reportDir, final String name) throws Exception
+        {
+            final Path leaderFile = reportDir.resolve("profile-leader-" + name + ".jfr").toAbsolutePath();
+            final Path clientFile = reportDir.resolve("profile-client-" + name + ".jfr").toAbsolutePath();
+            jcmd(pid, "JFR.start", "name=auth", "settings=profile", "filename=" + leaderFile);
+            final jdk.jfr.Recording recording = new jdk.jfr.Recording(jdk.jfr.Configuration.getConfiguration(
+                "profile"));
+            recording.start();
+            return new Profile(pid, leaderFile, clientFile, recording);
+        }
+
+        double[] stop() throws Exception
+        {
+            recording.stop();
+            recording.dump(clientFile);
+            recording.close();
+            jcmd(pid, "JFR.stop", "name=auth");
+            return new double[]{ hmacShare(leaderFile), hmacShare(clientFile) };
+        }
+
+        private static void jcmd(final long pid, final String... args) throws Exception
+        {
+            final List<String> command = new ArrayList<>();
+            command.add(Path.of(System.getProperty("java.home"), "bin", "jcmd").toString());
+            command.add(Long.toString(pid));
+            command.addAll(List.of(args));
+            final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+            final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            if (!process.waitFor(60, TimeUnit.SECONDS) || process.exitValue() != 0)
+            {
+                throw new IllegalStateException("jcmd " + String.join(" ", args) + " failed: " + output);
+            }
+        }
+
+        /** @return the share of execution samples with a frame of the HMAC (ours or the JDK's SHA-256) on the stack. */
+        private static double hmacShare(final Path file) throws IOException
+        {
+            long total = 0;
+            long hmac = 0;
+            for (final jdk.jfr.consumer.RecordedEvent event : jdk.jfr.consumer.RecordingFile.readAllEvents(file))
+            {
+                if (!"jdk.ExecutionSample".equals(event.getEventType().getName()) || null == event.getStackTrace())
+                {
+                    continue;
+                }
+                total++;
+                for (final jdk.jfr.consumer.RecordedFrame frame : event.getStackTrace().getFrames())
+                {
+                    final String type = frame.getMethod().getType().getName();
+                    if (type.equals("io.tidemark.aeron.HmacSha256") || type.startsWith("sun.security.provider.SHA") ||
+                        type.startsWith("sun.security.provider.DigestBase"))
+                    {
+                        hmac++;
+                        break;
+                    }
+                }
+            }
+            return total == 0 ? Double.NaN : (double)hmac / total;
+        }
+    }
+}
