@@ -5,6 +5,7 @@ import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
+import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -81,6 +82,10 @@ class ClusterTest
                     producer.send(new ProducerRecord().topic("orders").partition(0).value("v" + i));
                 }
             }
+            // on a busy machine a follower may drop out of the ISR for a while: wait until it is full again
+            final TopicPartition orders0 = new TopicPartition("orders", 0);
+            assertTrue(cluster.await(() -> cluster.state(orders0).isr().length == 3, 60_000),
+                () -> "ISR of orders-0: " + cluster.state(orders0));
             final Cli.Result stat = Cli.run("stat", root.toString(), "--iterations", "1");
             assertEquals(ExitCodes.OK, stat.exitCode(), stat.toString());
             final String out = stat.out();

@@ -104,6 +104,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     private final Map<Integer, String> damaged = new ConcurrentHashMap<>();
     /** Each topic's partition ids as the controller recorded them: first id and count. */
     private final Map<String, int[]> topicIds = new ConcurrentHashMap<>();
+    /** Topics whose creation request waits for the controller (not refused): their partitions are being created. */
+    private final java.util.Set<String> creating = ConcurrentHashMap.newKeySet();
     /** The bounds the controller published: topic.partitions.max, host.replicas.max. */
     private volatile int[] limits = { DEFAULT_TOPIC_PARTITIONS_MAX, DEFAULT_HOST_REPLICAS_MAX };
     private static final int DEFAULT_TOPIC_PARTITIONS_MAX = new ReplicationContext().topicPartitionsMax();
@@ -330,8 +332,23 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         final String partitionsDir = root + "/" + ZooKeeperControllerStore.PARTITIONS + "/";
         final String hostsDir = root + "/" + ZooKeeperHostLiveness.HOSTS + "/";
         final String topicsDir = root + "/" + ControllerRole.TOPICS + "/";
+        final String requestsDir = root + "/" + ControllerRole.CREATE_TOPIC + "/";
         try
         {
+            if (path.startsWith(requestsDir) && path.indexOf('/', requestsDir.length()) < 0)
+            {
+                final String topic = path.substring(requestsDir.length());
+                if (present && (null == node.getData() || !new String(node.getData(), StandardCharsets.UTF_8)
+                    .startsWith(ControllerRole.REFUSED)))
+                {
+                    creating.add(topic);
+                }
+                else
+                {
+                    creating.remove(topic);
+                }
+                return;
+            }
             if (path.startsWith(partitionsDir) && path.indexOf('/', partitionsDir.length()) < 0)
             {
                 final int id = Integer.parseInt(path.substring(partitionsDir.length()));
@@ -594,11 +611,57 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         final String damage = damage(topic, states);
         if (null != damage)
         {
+            if (inCreation(topic))
+            {
+                return List.of(); // not there yet: as for a topic that does not exist
+            }
             throw new ProducerException(ProducerErrorCode.DAMAGED_METADATA, ReplicationError.NONE, null, false, "topic " +
                 topic + " is refused: " +
                 damage + " (repair: tidemark partition repair)");
         }
         return states;
+    }
+
+    /**
+     * @return whether the topic's recorded partitions are only missing, none damaged, because they are being
+     *         created: its creation request still waits, or the missing znodes exist in ZooKeeper and this client's
+     *         view has not caught up with them (the controller records a topic's ids before it creates them and
+     *         deletes the request after).
+     */
+    private boolean inCreation(final String topic)
+    {
+        final int[] ids = topicIds.get(topic);
+        if (null == ids)
+        {
+            return false;
+        }
+        for (int id = ids[0]; id < ids[0] + ids[1]; id++)
+        {
+            if (damaged.containsKey(id))
+            {
+                return false;
+            }
+        }
+        if (creating.contains(topic))
+        {
+            return true;
+        }
+        try
+        {
+            for (int id = ids[0]; id < ids[0] + ids[1]; id++)
+            {
+                if (null == partition(id) &&
+                    null == zk.checkExists().forPath(root + "/" + ZooKeeperControllerStore.PARTITIONS + "/" + id))
+                {
+                    return false;
+                }
+            }
+            return true;
+        }
+        catch (final Exception ex)
+        {
+            return false;
+        }
     }
 
     /** @return the readable partitions of a topic, by partition number (damaged ones left out). */

@@ -126,6 +126,8 @@ class RemoteConsumeTest
             common.setProperty("zookeeper.root", "/tidemark/killed");
             common.setProperty("zookeeper.user", "tidemark");
             common.setProperty("zookeeper.password", "pw");
+            io.tidemark.aeron.ClusterSecret.generate(tmp.resolve("killed.secret"));
+            common.setProperty("cluster.secret.file", tmp.resolve("killed.secret").toString());
             final Properties hostProperties = new Properties();
             hostProperties.putAll(common);
             hostProperties.setProperty("host.id", "0");

@@ -48,6 +48,8 @@ class TransportDeathTest
             p.setProperty("zookeeper.user", "tidemark");
             p.setProperty("zookeeper.password", "pw");
             p.setProperty("aeron.dir", driver.aeronDirectoryName());
+            io.tidemark.aeron.ClusterSecret.generate(tmp.resolve("cluster.secret"));
+            p.setProperty("cluster.secret.file", tmp.resolve("cluster.secret").toString());
             p.setProperty("host.id", "0");
             p.setProperty("host.dir", tmp.resolve("host-0").toString());
             p.setProperty("cluster.hosts", "0@127.0.0.1:" + port);
