@@ -382,7 +382,10 @@ final class ControllerRole implements Runnable, AutoCloseable
             throw new IllegalStateException("cannot list topic requests at " + dir, ex);
         }
         int work = 0;
-        for (final String topic : topics)
+        // topics a controller change cut short first: the ids after their partitions must still be free
+        final List<String> ordered = new java.util.ArrayList<>(topics);
+        ordered.sort(java.util.Comparator.comparing((String t) -> !exists(current, t)));
+        for (final String topic : ordered)
         {
             final String path = dir + "/" + topic;
             try
@@ -394,7 +397,8 @@ final class ControllerRole implements Runnable, AutoCloseable
                 }
                 if (exists(current, topic))
                 {
-                    client.delete().forPath(path); // created before a controller change cut the request short
+                    completeTopic(current, topic, request, path);
+                    work++;
                     continue;
                 }
                 final String[] parts = request.split(":");
@@ -453,6 +457,61 @@ final class ControllerRole implements Runnable, AutoCloseable
             }
         }
         return work;
+    }
+
+    /**
+     * A topic whose request is still there although some of its partitions exist: the previous controller created
+     * them and lost the election (or died) before it created the rest and removed the request. Its partitions are
+     * created now, with the next ids; if that cannot be done (another topic took the ids, a partition is damaged)
+     * the request is marked refused and the topic stays refused by clients until repaired.
+     */
+    private void completeTopic(final Controller current, final String topic, final String request, final String path)
+        throws Exception
+    {
+        try
+        {
+            final String[] parts = request.split(":");
+            final int partitions = Integer.parseInt(parts[0]);
+            final int factor = Integer.parseInt(parts[1]);
+            if (partitions != recordedCount(topic))
+            {
+                // not the request that created it (a second request for an existing topic): nothing to finish
+                client.delete().forPath(path);
+                return;
+            }
+            final int[] hosts = registeredHosts();
+            final int[] ready = java.util.Arrays.stream(hosts).filter(current::hostRegistered).toArray();
+            final List<PartitionState> created = current.completeTopic(topic, partitions, factor,
+                ready.length >= factor ? ready : hosts);
+            if (!created.isEmpty())
+            {
+                logger.log(System.Logger.Level.INFO, "completed topic " + topic + ", cut short by a controller " +
+                    "change: created partitions " + created.get(0).topicPartition().partition() + " to " +
+                    (partitions - 1));
+            }
+            client.delete().forPath(path);
+        }
+        catch (final IllegalArgumentException | ArrayIndexOutOfBoundsException ex)
+        {
+            client.setData().forPath(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
+            logger.log(System.Logger.Level.WARNING, "controller: topic " + topic + " was cut short by a controller " +
+                "change and cannot be completed: " + ex.getMessage() + "; clients refuse it until it is repaired");
+        }
+    }
+
+    /** @return the partition count the controller recorded for a topic, or -1 when none is recorded. */
+    private int recordedCount(final String topic) throws Exception
+    {
+        try
+        {
+            final String[] ids = new String(client.getData().forPath(root + "/" + TOPICS + "/" + topic),
+                StandardCharsets.UTF_8).trim().split(":");
+            return Integer.parseInt(ids[1]);
+        }
+        catch (final KeeperException.NoNodeException | NumberFormatException | ArrayIndexOutOfBoundsException ex)
+        {
+            return -1;
+        }
     }
 
     private void recordTopic(final String topic, final int firstId, final int partitions) throws Exception

@@ -172,6 +172,45 @@ class ControllerQuarantineTest
         }
     }
 
+    @Test
+    void aTopicCutShortByAControllerChangeIsCompletedByTheNextController() throws Exception
+    {
+        try (TestingServer server = new TestingServer(true);
+            CuratorFramework admin = settings(server).connectClient())
+        {
+            // the previous controller recorded topic "cut" (ids 0 to 2), created its partition 0 and died: the
+            // request is still there
+            TidemarkHost.claimClusterId(admin, ROOT, "quarantine");
+            admin.create().creatingParentsIfNeeded().forPath(ROOT + "/" + ControllerRole.CREATE_TOPIC + "/cut",
+                "3:1".getBytes(StandardCharsets.UTF_8));
+            admin.create().creatingParentsIfNeeded().forPath(ROOT + "/" + ControllerRole.TOPICS + "/cut",
+                "0:3".getBytes(StandardCharsets.UTF_8));
+            try (ZooKeeperControllerStore store = new ZooKeeperControllerStore(admin, ROOT, false, 3))
+            {
+                store.create(new PartitionState(0, new TopicPartition("cut", 0), new int[]{ 0 }, new int[]{ 0 },
+                    new int[0], new int[0], 0, 0, 0));
+            }
+            ZooKeeperHostLiveness.register(admin, ROOT, 0, 10_000);
+            final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(admin, ROOT);
+            try (ControllerRole role = new ControllerRole(0, admin, ROOT, new ReplicationContext()
+                .hostLiveness(liveness).conclude(), liveness, new ControlChannel(3), (t) -> { }))
+            {
+                role.start();
+                assertTrue(ProcessCluster.await(() -> null != role.controller() &&
+                    role.controller().partitions().length == 3, 30_000), "the rest of the topic created");
+                final PartitionState[] states = role.controller().partitions();
+                for (int p = 0; p < 3; p++)
+                {
+                    assertEquals(p, states[p].partitionId());
+                    assertEquals(new TopicPartition("cut", p), states[p].topicPartition());
+                }
+                assertTrue(ProcessCluster.await(() ->
+                    childrenOf(admin, ROOT + "/" + ControllerRole.CREATE_TOPIC) == 0, 30_000), "the request is done");
+            }
+            liveness.close();
+        }
+    }
+
     private static int childrenOf(final CuratorFramework client, final String path)
     {
         try

@@ -186,9 +186,69 @@ public final class Controller implements Agent
             }
         }
         expectHosts(hosts, true);
+        return createPartitions(topic, store.size(), 0, partitions, replicationFactor, hosts);
+    }
+
+    /**
+     * Finish a topic whose creation a controller change cut short: its partitions 0 to k-1 exist with dense ids
+     * from its first, and the next ids are still free (no other partition was created since); partitions k to
+     * {@code partitions - 1} are created as {@link #createTopic} would have.
+     *
+     * @return the partitions created now (empty when the topic was whole).
+     * @throws IllegalArgumentException when no partition of the topic exists, its partitions are not a prefix with
+     *                                  dense ids (one is damaged, or missing in the middle), or the ids that follow
+     *                                  were taken by other partitions.
+     */
+    public synchronized List<PartitionState> completeTopic(
+        final String topic, final int partitions, final int replicationFactor, final int[] hosts)
+    {
+        final List<PartitionState> existing = new ArrayList<>();
+        for (final PartitionState state : store.all())
+        {
+            if (state.topicPartition().topic().equals(topic))
+            {
+                existing.add(state);
+            }
+        }
+        if (existing.isEmpty())
+        {
+            throw new IllegalArgumentException("no partition of topic " + topic + " exists");
+        }
+        if (existing.size() >= partitions)
+        {
+            return List.of();
+        }
+        existing.sort(java.util.Comparator.comparingInt((PartitionState s) -> s.topicPartition().partition()));
+        final int first = existing.get(0).partitionId();
+        for (int p = 0; p < existing.size(); p++)
+        {
+            final PartitionState state = existing.get(p);
+            if (state.topicPartition().partition() != p || state.partitionId() != first + p)
+            {
+                throw new IllegalArgumentException("topic " + topic + " cannot be completed: its partitions are not " +
+                    "0.." + (existing.size() - 1) + " with ids from " + first + " (" + state + ")");
+            }
+        }
+        if (store.size() != first + existing.size())
+        {
+            throw new IllegalArgumentException("topic " + topic + " cannot be completed: the ids after its " +
+                existing.size() + " partition(s) are taken (" + store.size() + " partitions exist)");
+        }
+        if (replicationFactor < 1 || replicationFactor > hosts.length)
+        {
+            throw new IllegalArgumentException("need 1 <= replication factor (" + replicationFactor + ") <= hosts (" +
+                hosts.length + ")");
+        }
+        checkBounds(partitions - existing.size(), replicationFactor, hosts);
+        expectHosts(hosts, true);
+        return createPartitions(topic, first, existing.size(), partitions, replicationFactor, hosts);
+    }
+
+    private List<PartitionState> createPartitions(final String topic, final int first, final int from,
+        final int partitions, final int replicationFactor, final int[] hosts)
+    {
         final List<PartitionState> created = new ArrayList<>();
-        final int first = store.size();
-        for (int p = 0; p < partitions; p++)
+        for (int p = from; p < partitions; p++)
         {
             final int[] ar = new int[replicationFactor];
             for (int r = 0; r < replicationFactor; r++)

@@ -2,7 +2,9 @@ package io.tidemark.bench.multiprocess;
 
 import io.tidemark.bench.BenchMain;
 import io.tidemark.bench.report.Environment;
+import io.tidemark.bench.report.JsonWriter;
 import io.tidemark.bench.report.PerfRun;
+import io.tidemark.bench.report.ResultsIndex;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
@@ -39,8 +41,10 @@ import java.util.concurrent.TimeUnit;
  * cluster with a secret and on one with {@code cluster.insecure=true}, alternating which goes first, for
  * {@code --runs} rounds; the report gives each run's percentiles, the medians over runs and the difference.
  * <p>
- * With {@code --jfr} the leader's JVM and this one are profiled (JFR, execution samples) during each authenticated
- * run, and the share of samples inside the HMAC is reported: where the added time goes.
+ * With {@code --jfr} one more authenticated round runs after the measured ones, with the leader's JVM and this one
+ * profiled (JFR, execution samples; its latencies are not compared, since the profiler costs time on one side only),
+ * and the share of samples inside the HMAC is reported: where the added time goes. The cost of one tag and one check
+ * alone is {@code FrameAuthenticationBenchmark} (JMH).
  */
 @Command(
     name = "auth-overhead",
@@ -48,7 +52,9 @@ import java.util.concurrent.TimeUnit;
     description = {
         "The acks=all round trip across processes with authenticated traffic beside the same without (insecure), " +
             "in one run: three host JVMs on loopback, RF=3, one record at a time (closed loop, linger 0). " +
-            "Alternates the two clusters for --runs rounds. Writes perf-results/<date>_auth-overhead-<sha>/."})
+            "Alternates the two clusters for --runs rounds; --jfr adds a profiled authenticated round. Writes " +
+            "<results-dir>/<date>_auth-overhead-<sha>/ (summary.md, summary.json, env.txt, a latency histogram " +
+            "per cluster and round, the hosts' logs) and indexes it in <results-dir>/README.md."})
 public final class AuthOverheadCommand implements Callable<Integer>
 {
     static final String KIND = "auth-overhead";
@@ -57,8 +63,9 @@ public final class AuthOverheadCommand implements Callable<Integer>
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = "perf-results",
-        description = "Where the run directory is created (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
+        description = "Where the run directory is created (default: ${DEFAULT-VALUE}, ignored by git; the project " +
+            "publishes runs with --results-dir perf-results).")
     Path resultsDir;
 
     @Option(names = "--dir", paramLabel = "DIR",
@@ -81,8 +88,8 @@ public final class AuthOverheadCommand implements Callable<Integer>
         description = "Value bytes per record (default: ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--jfr", description = "Profile the leader's JVM and this one with JFR during the " +
-        "authenticated runs and report the share of samples in the HMAC.")
+    @Option(names = "--jfr", description = "After the measured rounds, one more authenticated round with the " +
+        "leader's JVM and this one profiled (JFR): the share of their samples in the HMAC.")
     boolean jfr;
 
     @Option(names = "--host-classpath", paramLabel = "PATH",
@@ -127,13 +134,21 @@ public final class AuthOverheadCommand implements Callable<Integer>
             final boolean[] order = run % 2 == 1 ? new boolean[]{ true, false } : new boolean[]{ false, true };
             for (final boolean authenticated : order)
             {
-                final Measurement m = measure(plan, reportDir, run, authenticated, out);
+                final Measurement m = measure(plan, reportDir, run, authenticated, false, out);
                 results.add(m);
+                writeHistogram(reportDir, m);
                 out.println(String.format(Locale.ROOT, "  run %d %-13s p50 %7.1f us  p90 %7.1f us  p99 %7.1f us",
                     run, authenticated ? "authenticated" : "insecure", m.percentileNs(50) / 1e3,
                     m.percentileNs(90) / 1e3, m.percentileNs(99) / 1e3));
                 out.flush();
             }
+        }
+        final Measurement profiled = jfr ? measure(plan, reportDir, runs + 1, true, true, out) : null;
+        if (null != profiled)
+        {
+            out.println(String.format(Locale.ROOT, "  profiled round: HMAC %.2f %% of the leader's samples, %.2f %% " +
+                "of this JVM's", 100 * profiled.hmacShareLeader(), 100 * profiled.hmacShareClient()));
+            out.flush();
         }
         final Map<String, String> facts = new LinkedHashMap<>();
         facts.put("date", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(started.withNano(0)) + " to " +
@@ -145,8 +160,11 @@ public final class AuthOverheadCommand implements Callable<Integer>
         final Map<String, String> env = Environment.describe(facts, List.of(String.join(" ",
             io.tidemark.bench.JvmFlags.FORKED_JVM_ARGS)));
         Files.writeString(reportDir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
-        final String summary = summary(results, env);
+        final String summary = summary(results, profiled, env);
         Files.writeString(reportDir.resolve(PerfRun.SUMMARY_FILE), summary, StandardCharsets.UTF_8);
+        Files.writeString(reportDir.resolve("summary.json"), JsonWriter.write(json(results, profiled)),
+            StandardCharsets.UTF_8);
+        ResultsIndex.update(resultsDir);
         out.println();
         out.println(summary);
         out.flush();
@@ -154,9 +172,9 @@ public final class AuthOverheadCommand implements Callable<Integer>
     }
 
     private Measurement measure(final MultiProcessPlan plan, final Path reportDir, final int run,
-        final boolean authenticated, final PrintWriter out) throws Exception
+        final boolean authenticated, final boolean profile, final PrintWriter out) throws Exception
     {
-        final String name = (authenticated ? "authenticated" : "insecure") + "-run" + run;
+        final String name = (authenticated ? "authenticated" : "insecure") + (profile ? "-profiled" : "-run" + run);
         Files.createDirectories(plan.workDir());
         final Path runDir = Files.createTempDirectory(plan.workDir(), "tidemark-auth-overhead-");
         final Histogram rtt = new Histogram(TimeUnit.SECONDS.toNanos(10), 3);
@@ -181,7 +199,7 @@ public final class AuthOverheadCommand implements Callable<Integer>
                 {
                     producer.send(record.value(value));
                 }
-                final Profile profile = jfr && authenticated ?
+                final Profile profiler = profile ?
                     Profile.start(cluster.hostPid(client.partitions(TOPIC).get(0).leader()), reportDir, name) : null;
                 for (int i = 0; i < roundTrips; i++)
                 {
@@ -189,9 +207,9 @@ public final class AuthOverheadCommand implements Callable<Integer>
                     producer.send(record.value(value));
                     rtt.recordValue(Math.min(System.nanoTime() - start, rtt.getHighestTrackableValue()));
                 }
-                if (null != profile)
+                if (null != profiler)
                 {
-                    final double[] shares = profile.stop();
+                    final double[] shares = profiler.stop();
                     leaderShare = shares[0];
                     clientShare = shares[1];
                 }
@@ -200,10 +218,58 @@ public final class AuthOverheadCommand implements Callable<Integer>
         return new Measurement(run, authenticated, rtt, leaderShare, clientShare);
     }
 
-    private String summary(final List<Measurement> results, final Map<String, String> env)
+    private static void writeHistogram(final Path reportDir, final Measurement m) throws IOException
+    {
+        try (java.io.PrintStream hgrm = new java.io.PrintStream(Files.newOutputStream(reportDir.resolve(
+            (m.authenticated() ? "authenticated" : "insecure") + "-run" + m.run() + ".hgrm")), false,
+            StandardCharsets.UTF_8))
+        {
+            m.rtt().outputPercentileDistribution(hgrm, 1000.0);
+        }
+    }
+
+    private Map<String, Object> json(final List<Measurement> results, final Measurement profiled)
+    {
+        final Map<String, Object> root = new LinkedHashMap<>();
+        root.put("kind", KIND);
+        root.put("allVerified", true); // every round trip was acknowledged (a failed send ends the run)
+        root.put("targets", List.of());
+        root.put("roundTrips", roundTrips);
+        root.put("warmupRoundTrips", warmupRoundTrips);
+        root.put("recordSize", size);
+        final List<Object> list = new ArrayList<>();
+        for (final Measurement m : results)
+        {
+            final Map<String, Object> one = new LinkedHashMap<>();
+            one.put("run", m.run());
+            one.put("cluster", m.authenticated() ? "authenticated" : "insecure");
+            final Map<String, Object> micros = new LinkedHashMap<>();
+            for (final double p : new double[]{50, 90, 99, 99.9})
+            {
+                micros.put("p" + p, m.percentileNs(p) / 1e3);
+            }
+            micros.put("mean", m.rtt().getMean() / 1e3);
+            micros.put("max", m.rtt().getMaxValue() / 1e3);
+            one.put("roundTripMicros", micros);
+            list.add(one);
+        }
+        root.put("measurements", list);
+        root.put("medianP50MicrosAuthenticated", median(results, true, 50) / 1e3);
+        root.put("medianP50MicrosInsecure", median(results, false, 50) / 1e3);
+        if (null != profiled)
+        {
+            root.put("hmacShareOfLeaderSamples", profiled.hmacShareLeader());
+            root.put("hmacShareOfClientSamples", profiled.hmacShareClient());
+        }
+        return root;
+    }
+
+    private String summary(final List<Measurement> results, final Measurement profiled, final Map<String, String> env)
     {
         final StringBuilder s = new StringBuilder();
         s.append("# Authentication overhead on the acks=all round trip across processes\n\n");
+        s.append("- Date: ").append(env.get("date")).append('\n');
+        s.append("- Command: `").append(env.get("command")).append("`\n\n");
         s.append("Three host JVMs on loopback UDP (Aeron), one partition, RF=3, min.insync.replicas=2; the bench JVM ")
             .append("sends one ").append(size).append("-byte record at a time (synchronous acks=all, linger 0, ")
             .append("idempotent) and times each round trip: ").append(roundTrips).append(" measured after ")
@@ -216,16 +282,14 @@ public final class AuthOverheadCommand implements Callable<Integer>
             .append("; load average ").append(env.get("loadavg.start")).append(" at the start, ")
             .append(env.get("loadavg.end")).append(" at the end (the machine is shared: other builds run ")
             .append("beside). Full description: `env.txt`.\n\n");
-        s.append("| run | cluster | p50 (us) | p90 (us) | p99 (us) | p99.9 (us) | mean (us) | HMAC share of samples: leader / client |\n");
-        s.append("|---|---|---|---|---|---|---|---|\n");
+        s.append("| run | cluster | p50 (us) | p90 (us) | p99 (us) | p99.9 (us) | mean (us) |\n");
+        s.append("|---|---|---|---|---|---|---|\n");
         for (final Measurement m : results)
         {
-            s.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f | %s |%n", m.run(),
+            s.append(String.format(Locale.ROOT, "| %d | %s | %.1f | %.1f | %.1f | %.1f | %.1f |%n", m.run(),
                 m.authenticated() ? "authenticated" : "insecure", m.percentileNs(50) / 1e3,
                 m.percentileNs(90) / 1e3, m.percentileNs(99) / 1e3, m.percentileNs(99.9) / 1e3,
-                m.rtt().getMean() / 1e3, Double.isNaN(m.hmacShareLeader()) ? "-" :
-                String.format(Locale.ROOT, "%.2f %% / %.2f %%", 100 * m.hmacShareLeader(),
-                100 * m.hmacShareClient())));
+                m.rtt().getMean() / 1e3));
         }
         final double authP50 = median(results, true, 50);
         final double insecureP50 = median(results, false, 50);
@@ -238,6 +302,16 @@ public final class AuthOverheadCommand implements Callable<Integer>
         s.append(String.format(Locale.ROOT, "Spread of the run medians (p50): authenticated %.1f to %.1f us, " +
             "insecure %.1f to %.1f us.%n", extreme(results, true, false) / 1e3, extreme(results, true, true) / 1e3,
             extreme(results, false, false) / 1e3, extreme(results, false, true) / 1e3));
+        if (null != profiled)
+        {
+            s.append(String.format(Locale.ROOT, "%nWhere the time goes (a further authenticated round under JFR, " +
+                "latencies not compared): %.2f %% of the leader JVM's execution samples and %.2f %% of this " +
+                "JVM's have the HMAC (HmacSha256 or the JDK's SHA-256) on the stack; recordings " +
+                "`profile-leader-authenticated-profiled.jfr` and `profile-client-authenticated-profiled.jfr`.%n",
+                100 * profiled.hmacShareLeader(), 100 * profiled.hmacShareClient()));
+        }
+        s.append("\nThe cost of one tag and one check alone: `java -jar bench/target/tidemark-bench.jar jmh-quick " +
+            "--include FrameAuthenticationBenchmark`.\n");
         return s.toString();
     }
 

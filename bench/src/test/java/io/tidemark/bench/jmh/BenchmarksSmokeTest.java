@@ -293,4 +293,28 @@ class BenchmarksSmokeTest
         assertThrows(IllegalArgumentException.class, state::openLog);
         assertNull(state.dir, "nothing was created");
     }
+
+    @Test
+    void frameAuthenticationBenchmarkTagsAndVerifiesItsFrame() throws Exception
+    {
+        for (final int payloadBytes : new int[]{ 40, 1024, 1 << 20 })
+        {
+            final FrameAuthenticationBenchmark bench = new FrameAuthenticationBenchmark();
+            bench.payloadBytes = payloadBytes;
+            bench.setUp(); // checks that its frame verifies
+            try
+            {
+                final byte first = bench.tag();
+                for (int i = 0; i < 100; i++)
+                {
+                    assertEquals(first, bench.tag(), "the same frame, the same tag");
+                    assertNull(bench.verify(), "the frame verifies every time (no replay state in the reader)");
+                }
+            }
+            finally
+            {
+                bench.tearDown();
+            }
+        }
+    }
 }
