@@ -71,6 +71,7 @@ public final class ScenarioRunner
     private final Path workRoot;
     private final long segmentBytes;
     private long dirtyBytesMax = LogContext.DEFAULT_DIRTY_BYTES_MAX;
+    private java.util.function.UnaryOperator<ReplicationContext> tuning = java.util.function.UnaryOperator.identity();
     private final Consumer<String> phase;
 
     /**
@@ -89,6 +90,16 @@ public final class ScenarioRunner
     public ScenarioRunner dirtyBytesMax(final long bytes)
     {
         dirtyBytesMax = bytes;
+        return this;
+    }
+
+    /**
+     * @param tuning applied to every run's replication context after the scenario's settings (tests use it for
+     *               heartbeat sessions and lag limits that hold on a busy machine). @return this
+     */
+    ScenarioRunner tuning(final java.util.function.UnaryOperator<ReplicationContext> tuning)
+    {
+        this.tuning = tuning;
         return this;
     }
 
@@ -196,6 +207,7 @@ public final class ScenarioRunner
             {
                 ctx.idleStrategySupplier(BusySpinIdleStrategy::new);
             }
+            tuning.apply(ctx);
             phase.accept("start cluster");
             try (ReplicationCluster c = ReplicationCluster.start(dir, s.replicas(), ctx))
             {

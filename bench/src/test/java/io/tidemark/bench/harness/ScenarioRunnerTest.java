@@ -32,11 +32,24 @@ class ScenarioRunnerTest
         return new ScenarioRunner(tmp, 8L << 20, phases::add);
     }
 
+    /**
+     * A runner whose clusters keep their leaders and ISRs on a busy machine: the in-process defaults (600 ms sessions,
+     * 1 s lag) moved a leader and shrank an ISR during settling at load 28, which the runner rightly reports as
+     * produce errors. For the tests that check the runner's accounting, not a failover.
+     *
+     * @param lagMs replica.lag.time.max.ms, or 0 for the default.
+     */
+    private ScenarioRunner steadyRunner(final long lagMs)
+    {
+        return runner().tuning((ctx) -> lagMs > 0 ? ctx.hostSessionTimeoutMs(6_000).replicaLagTimeMaxMs(lagMs) :
+            ctx.hostSessionTimeoutMs(6_000));
+    }
+
     @Test
     void closedLoopAcksAllIsVerifiedAndLeavesNothingBehind() throws Exception
     {
         final Scenario s = MatrixTest.BASE.withPartitions(2).withBatch(16).withMinInsync(2);
-        final RunResult r = runner().run(s, 50 * MS, 200 * MS);
+        final RunResult r = steadyRunner(6_000).run(s, 50 * MS, 200 * MS);
         assertTrue(r.verified(), r.problem());
         assertNull(r.problem());
         assertTrue(r.recordsPerSecond() > 0);
@@ -56,9 +69,9 @@ class ScenarioRunnerTest
     @Test
     void acksZeroCountsAppendsAndStillChecksTheLog() throws Exception
     {
-        final RunResult r = runner().run(MatrixTest.BASE.withAcks(Acks.NONE).withBatch(8), 50 * MS, 200 * MS);
+        final RunResult r = steadyRunner(0).run(MatrixTest.BASE.withAcks(Acks.NONE).withBatch(8), 50 * MS, 200 * MS);
         assertTrue(r.verified(), r.problem());
-        assertTrue(r.recordsPerSecond() > 0);
+        assertTrue(r.recordsPerSecond() > 0, "records/s " + r.recordsPerSecond() + ", queued " + r.queuedRecords());
         assertEquals(0, r.latency().getTotalCount(), "acks=0 is never acknowledged");
         assertEquals(r.queuedRecords(), r.recordsInLogs(), "every queued record appended once");
         assertEquals(8, r.verifiedRecords(), "only the settling request was acknowledged");
@@ -69,7 +82,7 @@ class ScenarioRunnerTest
     {
         final Scenario s = MatrixTest.BASE.withAcks(Acks.LEADER).withBatch(1).withReplicas(2)
             .withLoad(Scenario.Load.OPEN, 2_000);
-        final RunResult r = runner().run(s, 50 * MS, 300 * MS);
+        final RunResult r = steadyRunner(0).run(s, 50 * MS, 300 * MS);
         assertTrue(r.verified(), r.problem());
         // 2,000/s for 300 ms: about 600 latency samples (the schedule is kept, whatever the machine's load)
         assertTrue(r.latency().getTotalCount() >= 500 && r.latency().getTotalCount() <= 700,
