@@ -138,15 +138,21 @@ final class PartitionAccumulator
     }
 
     /**
-     * Hand batches to the agent (agent thread): every closed one, and the open one when it is due.
+     * Hand batches to the agent (agent thread): every closed one, and the open one when it is due and the lane can
+     * send it now. While the lane's requests in flight are at their limit the open batch stays open and keeps
+     * filling, whatever {@code linger.ms} says (as Kafka's accumulator does): with {@code linger.ms=0} a lone record
+     * goes at once, and under load records batch up behind the requests in flight instead of queueing as batches of
+     * one.
      *
+     * @param room whether the lane would send the open batch now (nothing queued, a request slot free).
      * @return batches handed over.
      */
     int drainTo(final ArrayDeque<ProducerBatch> destination, final long nowMs, final long lingerMs,
-        final boolean flushing)
+        final boolean flushing, final boolean room)
     {
         final long since = openSinceMs;
-        final boolean openDue = since != Long.MAX_VALUE && (flushing || openSendNow || nowMs - since >= lingerMs);
+        final boolean openDue = room && since != Long.MAX_VALUE &&
+            (flushing || openSendNow || nowMs - since >= lingerMs);
         if (readyCount == 0 && !openDue)
         {
             return 0;
@@ -154,7 +160,7 @@ final class PartitionAccumulator
         lock.lock();
         try
         {
-            if (null != open && (flushing || open.sendNow || nowMs - open.createdMs >= lingerMs))
+            if (room && null != open && (flushing || open.sendNow || nowMs - open.createdMs >= lingerMs))
             {
                 closeOpen();
             }

@@ -72,7 +72,7 @@ final class PartitionSender
 
     int doWork(final long now, final boolean flushing)
     {
-        int work = source.drainTo(queued, now, agent.lingerMs(), flushing);
+        int work = source.drainTo(queued, now, agent.lingerMs(), flushing, hasRoom());
         if (queued.isEmpty() && inFlight.isEmpty())
         {
             return work;
@@ -96,6 +96,31 @@ final class PartitionSender
             work += sendPlain(now);
         }
         return work;
+    }
+
+    /** @return whether a batch handed over now would be sent at once: nothing queued, nothing to resend, a slot free. */
+    private boolean hasRoom()
+    {
+        if (!queued.isEmpty())
+        {
+            return false;
+        }
+        if (acks == Acks.NONE)
+        {
+            return true;
+        }
+        if (resetPending)
+        {
+            return false;
+        }
+        for (int i = 0; i < inFlight.size(); i++)
+        {
+            if (inFlight.get(i).state == ProducerBatch.RETRY)
+            {
+                return false;
+            }
+        }
+        return inFlight.size() < (idempotent && !acknowledgedOnce ? 1 : agent.maxInFlight());
     }
 
     /** The leader's answer to the attempt in flight of {@code batch}. */

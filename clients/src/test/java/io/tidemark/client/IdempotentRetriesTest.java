@@ -75,7 +75,9 @@ class IdempotentRetriesTest
         final ProducerRecord record = new ProducerRecord().topic(tp.topic()).partition(tp.partition());
         for (int i = 0; i < count; i++)
         {
-            final String value = String.format("v%03d", i);
+            // long enough that a 64-byte batch holds one record: with linger.ms=0 records sent while a request is in
+            // flight batch up behind it (as Kafka's do), and these tests want a batch, and a fault, per record
+            final String value = String.format("v%03d-%s", i, "x".repeat(40));
             producer.sendAsync(record.value(value), outcomes.callback(value));
             sent.add(value);
             d.settle();
@@ -139,7 +141,7 @@ class IdempotentRetriesTest
             final List<String> sent = new ArrayList<>();
             for (int i = 0; i < RECORDS; i++)
             {
-                final String value = String.format("w%03d", i);
+                final String value = String.format("w%03d-%s", i, "x".repeat(40)); // one per batch, as in sendAll
                 producer.sendAsync(record.value(value), outcomes.callback(value));
                 sent.add(value);
                 d.clock.advance(20); // the batches after an unanswered one keep being acknowledged meanwhile
