@@ -13,7 +13,14 @@ import java.nio.ByteBuffer;
 /**
  * The leader side of the fetch protocol on one host: answers fetch and epoch requests from followers, tracks each
  * follower's position, requests ISR expansions, advances the high watermark, and holds ("parks") fetches that
- * have nothing new until data arrives, the high watermark moves, or {@code replica.fetch.wait.max.ms} passes.
+ * have nothing new until data arrives or {@code replica.fetch.wait.max.ms} passes.
+ * <p>
+ * A follower learns the high watermark from the next response it gets anyway (as a Kafka follower does), never from
+ * a response sent only to carry it: under acks=all every batch moves the high watermark once its followers have
+ * fetched it, and an answer to each such move would double the fetches per batch (a response, then the fetch it
+ * sets off, both ways), the messages the media drivers and the hosts' threads spend most of their time on. The
+ * leader's own high watermark, which acknowledges produce requests, is not delayed by this; a follower's lags by
+ * one batch in a stream, and by up to the fetch wait when writes stop.
  * <p>
  * Requests are fenced: a request carrying an older leader epoch gets FENCED_LEADER_EPOCH, a newer one
  * UNKNOWN_LEADER_EPOCH; a replica not assigned to the partition gets NOT_ASSIGNED_REPLICA.
@@ -194,7 +201,7 @@ final class FetchServer
             isrChanges.request(replica, leader, expanded);
         }
         leader.maybeAdvanceHighWatermark();
-        if (fetchOffset < leaderEnd || leader.highWatermark() > follower.highWatermarkSent)
+        if (fetchOffset < leaderEnd)
         {
             respond(replica, leader, follower, request.correlationId(), fetchOffset, request.maxBytes());
         }
@@ -214,12 +221,10 @@ final class FetchServer
     {
         int work = 0;
         final long leaderEnd = replica.log.logEndOffset();
-        final long hw = leader.highWatermark();
         for (final FollowerState follower : leader.followers())
         {
             if (follower.parked && now >= follower.responseRetryAtMs &&
-                (leaderEnd > follower.parkedFetchOffset || hw > follower.highWatermarkSent ||
-                now >= follower.parkedDeadlineMs))
+                (leaderEnd > follower.parkedFetchOffset || now >= follower.parkedDeadlineMs))
             {
                 respond(replica, leader, follower, follower.parkedCorrelationId, follower.parkedFetchOffset,
                     follower.parkedMaxBytes);
