@@ -72,14 +72,14 @@ public final class AeronMedia implements AutoCloseable
 
     /**
      * @return the idle strategy of a thread that runs an invoked driver in its duty cycle
-     *         ({@link #launchEmbedded(Path, Profile, Consumer, boolean)}): one spin and one yield, then parks from
-     *         1 us doubling to 1 ms. Each empty duty cycle of a driver polls every socket with a system call, so a
-     *         spin costs as much as a park: spinning buys no latency here, only CPU (a profile of three hosts at
-     *         saturation showed the sockets' empty reads as nine in ten of their system calls).
+     *         ({@link #launchEmbedded(Path, Profile, Consumer, boolean)}): {@link QuietIdleStrategy}. Each empty duty
+     *         cycle of a driver polls every socket with a system call, so a spin costs as much as a park: spinning
+     *         buys no latency here, only CPU (a profile of three hosts at saturation showed the sockets' empty reads
+     *         as nine in ten of their system calls), and an idle thread's cost is its wake-ups.
      */
     public static IdleStrategy invokedIdleStrategy()
     {
-        return new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1));
+        return new QuietIdleStrategy();
     }
 
     /**

@@ -485,24 +485,29 @@ public final class TidemarkHost implements AutoCloseable
             }
         }
 
+        /**
+         * @return the gateway's and agents' work once attached (the driver's own heartbeats and status messages do not
+         *         count: they would keep an idle host from ever parking deeper, see {@code QuietIdleStrategy}); the
+         *         driver's before.
+         */
         @Override
         public int doWork() throws Exception
         {
-            int done = media.invoke();
-            if (null != work)
+            final int driver = media.invoke();
+            if (null == work)
             {
-                lock.lock();
-                try
-                {
-                    final Agent agent = work;
-                    done += null == agent ? 0 : agent.doWork();
-                }
-                finally
-                {
-                    lock.unlock();
-                }
+                return driver;
             }
-            return done;
+            lock.lock();
+            try
+            {
+                final Agent agent = work;
+                return null == agent ? driver : agent.doWork();
+            }
+            finally
+            {
+                lock.unlock();
+            }
         }
 
         @Override

@@ -1,0 +1,79 @@
+package io.tidemark.aeron;
+
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The idle strategy of a thread that runs an invoked media driver in its duty cycle, for machines whose cores are
+ * shared: after work, one spin and one yield, then parks from 1 us doubling to 1 ms (a message after a short pause
+ * waits at most 1 ms); once the thread has had no work for {@link #QUIET_MS}, parks of {@link #DEEP_PARK_MS}. Each
+ * wake-up of such a thread runs a driver duty cycle, a system call per socket, so an idle process's cost is its
+ * wake-ups: a thread parking 1 ms at most wakes 1,000 times a second, one parking 10 ms 100 times. The first
+ * message after a quiet spell waits up to 10 ms; the ones after it are back on the short parks.
+ * <p>
+ * "Work" is what the caller counts: a host counts its gateway's and agents' work, not the driver's own periodic
+ * heartbeats and status messages, which would otherwise keep it from ever being quiet.
+ */
+public final class QuietIdleStrategy implements IdleStrategy
+{
+    /** No work for this long and the parks deepen. */
+    public static final long QUIET_MS = 20;
+    /** The park once quiet. */
+    public static final long DEEP_PARK_MS = 10;
+
+    private static final long QUIET_NS = TimeUnit.MILLISECONDS.toNanos(QUIET_MS);
+    private static final long DEEP_PARK_NS = TimeUnit.MILLISECONDS.toNanos(DEEP_PARK_MS);
+
+    private final BackoffIdleStrategy backoff = new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(1),
+        TimeUnit.MILLISECONDS.toNanos(1));
+    private long quietSinceNs;
+    private boolean quiet;
+
+    @Override
+    public void idle(final int workCount)
+    {
+        if (workCount > 0)
+        {
+            reset();
+            return;
+        }
+        idle();
+    }
+
+    @Override
+    public void idle()
+    {
+        if (quiet)
+        {
+            LockSupport.parkNanos(DEEP_PARK_NS);
+            return;
+        }
+        final long now = System.nanoTime();
+        if (0 == quietSinceNs)
+        {
+            quietSinceNs = now;
+        }
+        else if (now - quietSinceNs >= QUIET_NS)
+        {
+            quiet = true;
+        }
+        backoff.idle();
+    }
+
+    @Override
+    public void reset()
+    {
+        quietSinceNs = 0;
+        quiet = false;
+        backoff.reset();
+    }
+
+    @Override
+    public String alias()
+    {
+        return "quiet-backoff";
+    }
+}
