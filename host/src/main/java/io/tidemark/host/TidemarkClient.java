@@ -55,6 +55,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A client of replica hosts running in other processes ({@link TidemarkHost}): it learns the partitions (leader,
@@ -118,6 +119,9 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     private final Map<Integer, HostLink> links = new ConcurrentHashMap<>();
     private final Map<Integer, ProduceListener> listeners = new ConcurrentHashMap<>();
     private final Long2ObjectHashMap<RemoteReader> pendingReads = new Long2ObjectHashMap<>();
+    /** Held to run the embedded driver and poll the replies: by the reply agent, or by a thread that waits. */
+    private final ReentrantLock progressLock = new ReentrantLock();
+    private final FragmentAssembler replyAssembler;
     private final AtomicInteger nextSession = new AtomicInteger(1);
     private final ThreadLocal<UnsafeBuffer> produceHeader =
         ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[GatewayMessages.PRODUCE_RECORDS_OFFSET]));
@@ -201,7 +205,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             {
                 throw new ZooKeeperStoreException("cannot read the cluster state under " + root, null);
             }
-            this.media = null == config.aeronDir() ? AeronMedia.launchEmbedded(embeddedDir()) :
+            this.media = null == config.aeronDir() ?
+                AeronMedia.launchEmbedded(embeddedDir(), AeronMedia.Profile.SHARED, null, true) :
                 AeronMedia.connectExternal(config.aeronDir());
             opened.add(media);
             this.aeron = media.aeron();
@@ -210,8 +215,11 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             opened.add(replies);
             encodeReplyAddress(resolveReplyChannel(replies));
             final ErrorHandler errorHandler = (t) -> logger.log(System.Logger.Level.ERROR, "client", t);
-            this.runner = new AgentRunner(new BackoffIdleStrategy(100, 10, 1_000, 100_000), errorHandler, null,
-                new ReplyAgent());
+            final ReplyAgent replyAgent = new ReplyAgent();
+            this.replyAssembler = new FragmentAssembler(replyAgent::onReply);
+            // with the driver invoked, every empty cycle reads the sockets: spin little, park soon
+            this.runner = new AgentRunner(media.invoked() ? new BackoffIdleStrategy(1, 1, 1_000, 100_000) :
+                new BackoffIdleStrategy(100, 10, 1_000, 100_000), errorHandler, null, replyAgent);
             AgentRunner.startOnThread(runner);
         }
         catch (final InterruptedException ex)
@@ -266,7 +274,10 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             {
                 return resolved;
             }
-            Thread.onSpinWait();
+            if (media.invoke() == 0)
+            {
+                Thread.onSpinWait();
+            }
         }
         throw new ConfigException(ClientConfig.CLIENT_ENDPOINT, "cannot bind " + config.endpoint());
     }
@@ -566,6 +577,38 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         }
         return result == Publication.NOT_CONNECTED ? ReplicationError.LEADER_NOT_AVAILABLE :
             ReplicationError.BACK_PRESSURED;
+    }
+
+    /**
+     * The embedded driver runs in this client's duty cycle (Aeron's INVOKER mode): on the reply agent's thread, and on
+     * any thread that waits on the cluster, e.g. a producer in {@code AgentMode.INVOKER} waiting for a synchronous
+     * send. Such a thread sends its request, then reads the answer off the socket itself: no thread hands the record
+     * or its acknowledgement to another on this side (the synchronous one-record path).
+     *
+     * @return one step of progress: run the driver and read the replies, unless another thread is doing it.
+     */
+    @Override
+    public Runnable waitAction()
+    {
+        return this::progress;
+    }
+
+    /** @return work done: the driver's and the replies read (0 when another thread is making progress). */
+    private int progress()
+    {
+        if (!progressLock.tryLock())
+        {
+            Thread.onSpinWait();
+            return 0;
+        }
+        try
+        {
+            return media.invoke() + replies.poll(replyAssembler, 64);
+        }
+        finally
+        {
+            progressLock.unlock();
+        }
     }
 
     @Override
@@ -1094,6 +1137,10 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             link.close();
         }
+        for (int i = 0; i < 10; i++)
+        {
+            media.invoke(); // an invoked driver sends the goodbyes now: no thread of its own would
+        }
         CloseHelper.quietCloseAll(replies, media, cache, zk);
     }
 
@@ -1104,14 +1151,14 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
      */
     private final class ReplyAgent implements Agent
     {
-        private final FragmentAssembler assembler = new FragmentAssembler(this::onReply);
+        // used under the progress lock only (onReply runs inside progress())
         private final FrameReader reader = new FrameReader(secret, clusterHash);
         private long nextHelloCheckMs;
 
         @Override
         public int doWork()
         {
-            int work = replies.poll(assembler, 64);
+            int work = progress();
             final long now = System.currentTimeMillis();
             if (now >= nextHelloCheckMs)
             {

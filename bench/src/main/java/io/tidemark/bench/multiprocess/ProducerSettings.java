@@ -9,9 +9,18 @@ package io.tidemark.bench.multiprocess;
  * @param batchSize    {@code batch.size}.
  * @param lingerMs     {@code linger.ms}.
  * @param bufferMemory {@code buffer.memory}.
+ * @param oneAtATime   only synchronous sends, one at a time (the round trips): Tidemark's producer then runs its
+ *                     agent on the sending thread ({@code AgentMode.INVOKER}), which also runs the client's
+ *                     driver while it waits (its synchronous one-record path); Kafka's has no such mode.
  */
-record ProducerSettings(int acks, int batchSize, long lingerMs, long bufferMemory)
+record ProducerSettings(int acks, int batchSize, long lingerMs, long bufferMemory, boolean oneAtATime)
 {
+    /** Settings of a producer that sends asynchronously (every phase but the one-at-a-time round trips). */
+    ProducerSettings(final int acks, final int batchSize, final long lingerMs, final long bufferMemory)
+    {
+        this(acks, batchSize, lingerMs, bufferMemory, false);
+    }
+
     /** Requests in flight per partition (Tidemark) or per connection (Kafka). */
     static final int MAX_IN_FLIGHT = 5;
 }

@@ -43,7 +43,7 @@ final class RoundTripPhase
         final UnsafeBuffer value = RecordValues.filled(plan.recordSize());
         watch.begin();
         final LoadProducer producer = target.producer(topic, new ProducerSettings(Acks.ALL, plan.batchSize(), 0,
-            plan.bufferMemory()));
+            plan.bufferMemory(), true));
         long sequence = 0;
         long inWindow = 0;
         String failure = null;

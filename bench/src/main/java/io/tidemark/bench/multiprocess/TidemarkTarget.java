@@ -194,11 +194,14 @@ final class TidemarkTarget implements LoadTarget
 
         TidemarkLoad(final TidemarkClient client, final String topic, final ProducerSettings settings)
         {
+            // one at a time: the sending thread runs the producer's agent and the client's driver while it waits
             this.producer = new Producer(client, new ProducerContext()
                 .acks(settings.acks())
                 .batchSize(settings.batchSize())
                 .lingerMs(settings.lingerMs())
-                .bufferMemory(settings.bufferMemory()));
+                .bufferMemory(settings.bufferMemory())
+                .agentMode(settings.oneAtATime() ? ProducerContext.AgentMode.INVOKER :
+                    ProducerContext.AgentMode.DEDICATED));
             this.record = new ProducerRecord().topic(topic);
             this.syncRecord = new ProducerRecord().topic(topic);
         }
