@@ -13,7 +13,17 @@ import org.agrona.collections.Long2ObjectHashMap;
  * Idempotent-producer state of one replica: for each producer id, its epoch and its last
  * {@value #BATCHES_KEPT} batches (sequence range and offsets). The leader checks every idempotent produce
  * request against it: a retry of a kept batch is answered with the original offsets and nothing is appended; a
- * sequence gap is rejected; an older producer epoch is fenced.
+ * sequence gap is rejected; an older producer epoch is fenced; and the first batch of a producer (or of a new epoch)
+ * must start at sequence 0.
+ * <p>
+ * That last rule is stricter than Kafka's broker, which takes any sequence from a producer it has no state for (so
+ * that a producer whose batches retention removed can go on). A producer pipelines up to five batches: when its
+ * first one is refused without being appended (too small an ISR, a full leader queue, a leader move) and the next one
+ * arrives once the partition can take it, a leader taking any sequence appends the second before the first, and the
+ * first can then never follow it (Kafka's client retries it as out of order until its delivery timeout). Refusing
+ * the second as out of order instead makes the client send the first again before it. A producer whose state was
+ * truly lost gets OUT_OF_ORDER_SEQUENCE for its next batch, which both Kafka's client and Tidemark's answer with a
+ * new epoch starting at sequence 0. Sequences wrap from {@link Integer#MAX_VALUE} to 0, as Kafka's do.
  * <p>
  * The state is derived from the log only, never kept in memory alone: followers update it from every batch they
  * append, so a new leader has it; it is rebuilt by scanning the log when the replica opens (after recovery) and
@@ -83,7 +93,8 @@ final class ProducerStateManager
         final Entry entry = producers.get(producerId);
         if (null == entry || entry.count == 0)
         {
-            return APPEND; // a producer this replica has no state for (new, or all its batches retained away)
+            // a producer this replica has no state for (new, or all its batches retained away): its first batch
+            return baseSequence == 0 ? APPEND : OUT_OF_SEQUENCE;
         }
         if (epoch < entry.epoch)
         {
@@ -93,7 +104,7 @@ final class ProducerStateManager
         {
             return baseSequence == 0 ? APPEND : OUT_OF_SEQUENCE;
         }
-        final int lastSequence = baseSequence + recordCount - 1;
+        final int lastSequence = lastSequence(baseSequence, recordCount);
         for (int i = 0; i < entry.count; i++)
         {
             if (entry.firstSequence[i] == baseSequence && entry.lastSequence[i] == lastSequence)
@@ -101,7 +112,21 @@ final class ProducerStateManager
                 return entry.firstOffset[i];
             }
         }
-        return baseSequence == entry.lastSequence() + 1 ? APPEND : OUT_OF_SEQUENCE;
+        return inSequence(entry.lastSequence(), baseSequence) ? APPEND : OUT_OF_SEQUENCE;
+    }
+
+    /** @return the sequence of the last record of a batch, wrapping past {@link Integer#MAX_VALUE} to 0. */
+    static int lastSequence(final int baseSequence, final int recordCount)
+    {
+        final int increment = recordCount - 1;
+        return baseSequence > Integer.MAX_VALUE - increment ? increment - (Integer.MAX_VALUE - baseSequence) - 1 :
+            baseSequence + increment;
+    }
+
+    /** @return whether {@code next} follows {@code last}, wrapping past {@link Integer#MAX_VALUE} to 0. */
+    static boolean inSequence(final int last, final int next)
+    {
+        return next == last + 1L || (next == 0 && last == Integer.MAX_VALUE);
     }
 
     /** Record a batch now in the log. */
@@ -123,7 +148,7 @@ final class ProducerStateManager
         {
             entry.reset(epoch);
         }
-        entry.add(baseSequence, baseSequence + recordCount - 1, baseOffset);
+        entry.add(baseSequence, lastSequence(baseSequence, recordCount), baseOffset);
     }
 
     /** Record every batch in a run of raw batch frames (a follower's fetched bytes). */
