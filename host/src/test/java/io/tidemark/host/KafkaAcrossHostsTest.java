@@ -11,6 +11,7 @@ import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.serialization.StringSerializer;
@@ -26,8 +27,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -35,9 +40,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Unmodified Kafka clients against three host processes (each with a Kafka listener, ZooKeeper in this JVM): Admin
- * creates and describes a topic; an idempotent acks=all KafkaProducer writes while the partition's leader process
- * is killed with SIGKILL, and every acknowledged record is read back once, at its offset, by a KafkaConsumer and
- * from every in-sync replica's files; a group of two KafkaConsumers shares the partitions and commits, the commits
+ * creates and describes a topic; an idempotent acks=all KafkaProducer writes to its three partitions without waiting
+ * while one partition's leader process is killed with SIGKILL, and every send is acknowledged, and read back once, at
+ * its offset and in send order per partition, by a KafkaConsumer and from every in-sync replica's files; a group of two KafkaConsumers shares the partitions and commits, the commits
  * are where TidemarkClient reads them, and a restarted group resumes from them.
  */
 class KafkaAcrossHostsTest
@@ -106,39 +111,98 @@ class KafkaAcrossHostsTest
                 }
             }
 
-            // an idempotent acks=all run through the SIGKILL of the partition's leader
+            // an idempotent acks=all run through the SIGKILL of a partition's leader, killed while records are on the
+            // wire to it (the producer sends to all three partitions without waiting)
             final int partition = 1;
             final int oldLeader = cluster.state(TOPIC, partition).leader();
-            final Map<Long, String> acked = new ConcurrentHashMap<>();
+            final Map<Integer, Map<Long, String>> acked = new ConcurrentHashMap<>();
+            final AtomicInteger ackCount = new AtomicInteger();
+            final AtomicBoolean stop = new AtomicBoolean();
+            final List<Future<RecordMetadata>> futures = new ArrayList<>();
+            final List<String> values = new ArrayList<>();
+            final Thread sender;
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(producer(bootstrap)))
             {
-                send(producer, partition, "before", 300, acked);
+                sender = new Thread(() ->
+                {
+                    for (int i = 0; !stop.get(); i++)
+                    {
+                        final int p = i % 3;
+                        final String value = "p" + p + "-" + i / 3;
+                        synchronized (futures)
+                        {
+                            values.add(value);
+                            futures.add(producer.send(new ProducerRecord<>(TOPIC, p, "k" + i, value), (m, ex) ->
+                            {
+                                if (null == ex)
+                                {
+                                    acked.computeIfAbsent(m.partition(), (k) -> new ConcurrentHashMap<>())
+                                        .put(m.offset(), value);
+                                    ackCount.incrementAndGet();
+                                }
+                            }));
+                        }
+                        if (i % 10 == 9)
+                        {
+                            LockSupport.parkNanos(2_000_000);
+                        }
+                    }
+                }, "kafka-across-hosts-sender");
+                sender.start();
+                assertTrue(ProcessCluster.await(() -> ackCount.get() >= 300, 60_000), "300 records acknowledged " +
+                    "before the kill: " + ackCount.get());
                 cluster.kill(oldLeader);
-                send(producer, partition, "after", 300, acked);
+                final int atKill = ackCount.get();
+                assertTrue(ProcessCluster.await(() -> ackCount.get() >= atKill + 600, 120_000), "600 more records " +
+                    "acknowledged after the kill: " + (ackCount.get() - atKill));
+                stop.set(true);
+                sender.join(60_000);
+                producer.flush();
             }
-            assertEquals(600, acked.size(), "every acknowledgement names its own offset");
+            int sent = 0;
+            synchronized (futures)
+            {
+                for (int i = 0; i < futures.size(); i++)
+                {
+                    assertEquals(values.get(i), acked.get(futures.get(i).get().partition())
+                        .get(futures.get(i).get().offset()), "every send acknowledged, each at an offset of its own");
+                    sent++;
+                }
+            }
+            final int total = sent;
+            assertEquals(total, ackCount.get());
             final PartitionState after = cluster.state(TOPIC, partition);
             assertNotEquals(oldLeader, after.leader(), "leadership moved: " + after);
             cluster.restart(oldLeader);
-            assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, partition).isr().length == 3, 60_000),
-                "the restarted host rejoins the ISR: " + cluster.state(TOPIC, partition));
+            for (int p = 0; p < 3; p++)
+            {
+                final int q = p;
+                assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, q).isr().length == 3, 60_000),
+                    "the restarted host rejoins the ISR: " + cluster.state(TOPIC, q));
+            }
 
-            final Map<Long, String> read = new HashMap<>();
             try (KafkaConsumer<String, String> consumer = new KafkaConsumer<>(consumer(bootstrap, null)))
             {
-                final TopicPartition tp = new TopicPartition(TOPIC, partition);
-                consumer.assign(List.of(tp));
-                consumer.seekToBeginning(List.of(tp));
-                final long deadline = System.currentTimeMillis() + 30_000;
-                while (read.size() < 600 && System.currentTimeMillis() < deadline)
+                for (int p = 0; p < 3; p++)
                 {
-                    for (final ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200)))
+                    final Map<Long, String> read = new HashMap<>();
+                    final TopicPartition tp = new TopicPartition(TOPIC, p);
+                    consumer.assign(List.of(tp));
+                    consumer.seekToBeginning(List.of(tp));
+                    final int expected = acked.get(p).size();
+                    final long deadline = System.currentTimeMillis() + 60_000;
+                    while (read.size() < expected && System.currentTimeMillis() < deadline)
                     {
-                        read.put(record.offset(), record.value());
+                        for (final ConsumerRecord<String, String> record : consumer.poll(Duration.ofMillis(200)))
+                        {
+                            read.put(record.offset(), record.value());
+                        }
                     }
+                    ClusterChecker.assertAckedPresentOnce(acked.get(p), read, "partition " + p + " read back by a " +
+                        "KafkaConsumer");
+                    assertInSendOrder(read, "partition " + p + " read back by a KafkaConsumer");
                 }
             }
-            ClusterChecker.assertAckedPresentOnce(acked, read, "read back by a KafkaConsumer");
 
             // a group of two shares the partitions and commits; the commits are TidemarkClient's
             final Set<String> consumed = new HashSet<>();
@@ -148,7 +212,7 @@ class KafkaAcrossHostsTest
                 a.subscribe(List.of(TOPIC));
                 b.subscribe(List.of(TOPIC));
                 final long deadline = System.currentTimeMillis() + 60_000;
-                while (!(consumed.size() >= 600 && a.assignment().size() + b.assignment().size() == 3 &&
+                while (!(consumed.size() >= total && a.assignment().size() + b.assignment().size() == 3 &&
                     !a.assignment().isEmpty() && !b.assignment().isEmpty()))
                 {
                     assertTrue(System.currentTimeMillis() < deadline, "the group did not settle: " + consumed.size());
@@ -176,7 +240,10 @@ class KafkaAcrossHostsTest
             }
             try (KafkaProducer<String, String> producer = new KafkaProducer<>(producer(bootstrap)))
             {
-                send(producer, partition, "late", 10, new ConcurrentHashMap<>());
+                for (int i = 0; i < 10; i++)
+                {
+                    producer.send(new ProducerRecord<>(TOPIC, partition, "late", "p1-late-" + i)).get();
+                }
             }
             final Set<String> resumed = new HashSet<>();
             try (KafkaConsumer<String, String> c = new KafkaConsumer<>(consumer(bootstrap, "kg")))
@@ -195,13 +262,46 @@ class KafkaAcrossHostsTest
             assertEquals(10, resumed.size(), "the group resumes from its commits: " + resumed);
             assertTrue(resumed.stream().allMatch((v) -> v.startsWith("p1-late-")), resumed.toString());
 
-            final long highWatermark = ClusterChecker.highWatermark(cluster.client(), TOPIC, partition);
-            final PartitionState state = cluster.state(TOPIC, partition);
+            final long[] highWatermarks = new long[3];
+            final PartitionState[] states = new PartitionState[3];
+            for (int p = 0; p < 3; p++)
+            {
+                highWatermarks[p] = ClusterChecker.highWatermark(cluster.client(), TOPIC, p);
+                states[p] = cluster.state(TOPIC, p);
+            }
             for (int id = 0; id < 3; id++)
             {
                 cluster.stop(id);
             }
-            ClusterChecker.checkReplicas(cluster, TOPIC, partition, state, highWatermark, acked);
+            for (int p = 0; p < 3; p++)
+            {
+                final Map<Long, String> ackedHere = new HashMap<>(acked.get(p));
+                ClusterChecker.checkReplicas(cluster, TOPIC, p, states[p], highWatermarks[p], ackedHere);
+                for (final int host : states[p].assignedReplicas())
+                {
+                    assertInSendOrder(cluster.readReplica(host, TOPIC, p), "partition " + p + " in the files of host " +
+                        host);
+                }
+            }
+        }
+    }
+
+    /** The records {@code p<partition>-<i>} of the run through the kill follow one another in send order. */
+    private static void assertInSendOrder(final Map<Long, String> log, final String where)
+    {
+        int previous = -1;
+        long previousOffset = -1;
+        for (final Map.Entry<Long, String> e : new TreeMap<>(log).entrySet())
+        {
+            if (!e.getValue().matches("p[0-9]-[0-9]+"))
+            {
+                continue; // the group phase's later records
+            }
+            final int index = Integer.parseInt(e.getValue().substring(e.getValue().indexOf('-') + 1));
+            assertEquals(previous + 1, index, where + ": '" + e.getValue() + "' at offset " + e.getKey() +
+                " follows index " + previous + " at offset " + previousOffset);
+            previous = index;
+            previousOffset = e.getKey();
         }
     }
 
@@ -214,29 +314,6 @@ class KafkaAcrossHostsTest
         catch (final Exception ex)
         {
             return -1;
-        }
-    }
-
-    private static void send(final KafkaProducer<String, String> producer, final int partition, final String what,
-        final int count, final Map<Long, String> acked) throws Exception
-    {
-        final List<Future<org.apache.kafka.clients.producer.RecordMetadata>> futures = new ArrayList<>();
-        final List<String> values = new ArrayList<>();
-        for (int i = 0; i < count; i++)
-        {
-            final String value = "p" + partition + "-" + what + "-" + i;
-            values.add(value);
-            futures.add(producer.send(new ProducerRecord<>(TOPIC, partition, "k" + i, value)));
-            if (i % 20 == 19)
-            {
-                producer.flush();
-            }
-        }
-        producer.flush();
-        for (int i = 0; i < count; i++)
-        {
-            final String previous = acked.put(futures.get(i).get().offset(), values.get(i));
-            assertEquals(null, previous, "two acknowledgements with one offset");
         }
     }
 }
