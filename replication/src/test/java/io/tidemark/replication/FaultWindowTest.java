@@ -4,6 +4,8 @@ import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -88,11 +90,16 @@ class FaultWindowTest
      * restarted believing those batches were of the epoch before; elected from the eligible replicas, it told a
      * returning replica that the old epoch ended where its log did, so that replica kept a different record at an
      * offset that then got committed, and after one more clean election a consumer read another value there.
+     * <p>
+     * Run without a flush policy (the batches of the new epoch lie above the recovery point, where the load's check
+     * of the cache against the log would find them) and with a flush after every message (they lie below it, where
+     * only the order of the two writes, epoch first, keeps the cache from falling behind the log).
      */
-    @Test
-    void aFollowerKilledBetweenItsAppendAndItsEpochCheckpointNeverAnswersAWrongEpochEnd()
+    @ParameterizedTest(name = "flush.interval.messages={0}")
+    @ValueSource(longs = { Long.MAX_VALUE, 1 })
+    void aFollowerKilledBetweenItsAppendAndItsEpochCheckpointNeverAnswersAWrongEpochEnd(final long flushMessages)
     {
-        try (Harness h = new Harness(root, 3, ctx()))
+        try (Harness h = new Harness(root, 3, ctx(), flushMessages))
         {
             final TopicPartition tp = h.topic("t", 1, 3);
             assertEquals(0, h.leader(tp));
@@ -203,6 +210,45 @@ class FaultWindowTest
                     " acknowledged at " + acked.get(i) + " is not there on the leader: " + log);
             }
             assertNotNull(failure, "host 2 stopped (fail-stop) when its epoch checkpoint could not be written");
+        }
+    }
+
+    /**
+     * Hole 4, the last part. A failed write of the epoch checkpoint when a replica becomes leader left it neither
+     * leading nor following (the exception escaped becomeLeader after it had resigned and stopped fetching) while the
+     * controller had it as the leader: the partition took no writes until the next state. Now the host stops
+     * (fail-stop), tells the controller, and another ISR member leads.
+     */
+    @Test
+    void aFailedEpochCheckpointWriteWhenBecomingLeaderStopsTheHostAndAnotherReplicaLeads()
+    {
+        try (Harness h = new Harness(root, 3, ctx()))
+        {
+            final TopicPartition tp = h.topic("t", 1, 3);
+            assertEquals(0, h.leader(tp));
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.ALL, "a", 500).error());
+            // Host 1, first in line, cannot write its epoch checkpoint (no space for a small file) when it is elected.
+            final AtomicBoolean armed = new AtomicBoolean(true);
+            h.faults = (host, step, path) -> host == 1 && step == FaultyFileSync.Step.RENAME &&
+                path.getFileName().toString().equals(EPOCH_FILE) && armed.getAndSet(false) ?
+                FaultyFileSync.Fault.NO_SPACE : FaultyFileSync.Fault.NONE;
+            h.cluster.killHost(0);
+            for (long waited = 0; waited < 3000 && armed.get(); waited += 20)
+            {
+                h.advance(20);
+            }
+            assertTrue(!armed.get(), "host 1 was elected and tried to write its epoch checkpoint: " + h.state(tp));
+            awaitLeader(h, tp, 2, 3000);
+            assertNotNull(h.cluster.host(1) == null ? null : h.cluster.host(1).failure(),
+                "host 1 stopped (fail-stop) when its epoch checkpoint could not be written");
+            // Host 0 returns: the ISR reaches min.insync.replicas again and acks=all writes are taken.
+            h.cluster.restartHost(0);
+            awaitIsr(h, tp, 0, 5000);
+            final Harness.Outcome b = h.produceAndWait(tp, Acks.ALL, "b", 2000);
+            assertEquals(ReplicationError.NONE, null == b ? null : b.error(), "an acks=all write after the failover");
+            final TreeMap<Long, String> log = Simulation.read(h.replica(2, tp));
+            assertEquals("a", log.get(0L), log.toString());
+            assertEquals("b", log.get(b.offset()), log.toString());
         }
     }
 

@@ -36,6 +36,12 @@ final class Harness implements AutoCloseable
 
     Harness(final Path root, final int hosts, final ReplicationContext ctx)
     {
+        this(root, hosts, ctx, Long.MAX_VALUE);
+    }
+
+    /** @param flushIntervalMessages the replica logs' {@code flush.interval.messages} (Long.MAX_VALUE: none). */
+    Harness(final Path root, final int hosts, final ReplicationContext ctx, final long flushIntervalMessages)
+    {
         clock.update(1_000_000);
         cluster = ReplicationCluster.start(root, hosts, ctx
             .threadingMode(ReplicationContext.ThreadingMode.INVOKER)
@@ -43,8 +49,9 @@ final class Harness implements AutoCloseable
             .errorHandler(errors::add)
             .bootIdSupplier((host) -> bootId.get() + hostBoots.getOrDefault(host, ""))
             .logContextFactory((dir) -> new io.tidemark.store.LogContext().logDir(dir).segmentBytes(256 * 1024)
-                .maxMessageBytes(64 * 1024).pretouchBytes(0).fileSync(new FaultyFileSync(FaultyFileSync.hostOf(dir),
-                    (host, step, path) -> faults.at(host, step, path), renames))));
+                .maxMessageBytes(64 * 1024).pretouchBytes(0).flushIntervalMessages(flushIntervalMessages)
+                .fileSync(new FaultyFileSync(FaultyFileSync.hostOf(dir), (host, step, path) -> faults.at(host, step, path),
+                    renames))));
         session = cluster.sessions().register((tp, id, offset, error) -> outcomes.put(id, new Outcome(offset, error)));
     }
 
