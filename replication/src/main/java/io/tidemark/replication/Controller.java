@@ -35,6 +35,8 @@ public final class Controller implements Agent
     private volatile PartitionState[] snapshot;
     private volatile PartitionState[] snapshotById;
     private long uncleanElections;
+    private long isrShrinks;
+    private long isrExpansions;
     private long nextProducerId = -1;
     private long producerIdLimit = -1;
     private long lastDutyCycleMs;
@@ -156,6 +158,22 @@ public final class Controller implements Agent
     }
 
     private static final int PRODUCER_ID_BLOCK = 1000;
+
+    /**
+     * @return ISR shrinks this controller committed at a leader's request (a follower behind by time, or by count
+     *         with {@code replica.lag.max.messages}); removals of dead hosts are not counted. Kafka's
+     *         {@code IsrShrinksPerSec}, as a count since this controller started.
+     */
+    public synchronized long isrShrinks()
+    {
+        return isrShrinks;
+    }
+
+    /** @return ISR expansions this controller committed at a leader's request (a follower that caught up). */
+    public synchronized long isrExpansions()
+    {
+        return isrExpansions;
+    }
 
     /** @return unclean elections performed (each may have lost committed data). */
     public synchronized long uncleanElections()
@@ -727,6 +745,14 @@ public final class Controller implements Agent
             }
             else
             {
+                if (current.isr().length < state.isr().length)
+                {
+                    isrShrinks++;
+                }
+                else if (current.isr().length > state.isr().length)
+                {
+                    isrExpansions++;
+                }
                 broadcast(current);
                 publish();
             }

@@ -146,10 +146,15 @@ final class LeaderState
     }
 
     /**
+     * @param nowMs          the time.
+     * @param lagMaxMs       {@code replica.lag.time.max.ms}.
+     * @param lagMaxMessages {@code replica.lag.max.messages}, or 0 when that rule is off.
      * @return the ISR without the followers that are behind the leader's log end and have not been caught up for
-     *         longer than {@code lagMaxMs}, or null when none is.
+     *         longer than {@code lagMaxMs}, and (with {@code lagMaxMessages > 0}) those whose log end, as the leader
+     *         knows it from their last fetch in this epoch, is more than {@code lagMaxMessages} records behind the
+     *         leader's; null when none is.
      */
-    int[] shrinkCandidate(final long nowMs, final long lagMaxMs)
+    int[] shrinkCandidate(final long nowMs, final long lagMaxMs, final long lagMaxMessages)
     {
         if (null != pendingIsr)
         {
@@ -159,8 +164,10 @@ final class LeaderState
         int[] next = null;
         for (final FollowerState follower : followers)
         {
-            if (PartitionState.contains(isr, follower.hostId) && follower.logEndOffset < leaderEnd &&
-                nowMs - follower.lastCaughtUpTimeMs > lagMaxMs)
+            final long followerEnd = follower.logEndOffset;
+            if (PartitionState.contains(isr, follower.hostId) && followerEnd < leaderEnd &&
+                (nowMs - follower.lastCaughtUpTimeMs > lagMaxMs ||
+                (lagMaxMessages > 0 && followerEnd >= 0 && leaderEnd - followerEnd > lagMaxMessages)))
             {
                 next = without(null == next ? isr : next, follower.hostId);
             }

@@ -14,7 +14,8 @@ import java.util.function.Consumer;
  * follower), heartbeats, serves fetch and epoch requests ({@link FetchServer}), drains produce rings and completes
  * acknowledgements ({@link ProduceHandler}), shrinks the ISR of stuck followers (checked every
  * {@code replica.lag.time.max.ms / 8}, so a follower that stopped leaves within 1.125 times the lag time plus the
- * controller's round trip), checkpoints high watermarks, runs its replicas' log agents, and updates
+ * controller's round trip; with {@code replica.lag.max.messages} set, a follower that far behind leaves at the same
+ * check), checkpoints high watermarks, runs its replicas' log agents, and updates
  * counters (in {@link ReplicationContext.ThreadingMode#LATENCY} the log agents run on their own thread instead).
  * Errors go to the error handler, never out of the thread.
  */
@@ -93,7 +94,8 @@ final class ReplicaHostAgent implements Agent
                 {
                     host.resendIsrChange(replica, leader, overdue);
                 }
-                final int[] shrunk = leader.shrinkCandidate(now, ctx.replicaLagTimeMaxMs());
+                final int[] shrunk = leader.shrinkCandidate(now, ctx.replicaLagTimeMaxMs(),
+                    ctx.replicaLagMaxMessages());
                 if (null != shrunk && shrunk.length > 0)
                 {
                     host.requestIsrChange(replica, leader, shrunk);

@@ -29,6 +29,19 @@ public final class ReplicationContext
 {
     /** Longest a follower may stay behind the leader's log end before it leaves the ISR. Default 1000. */
     public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
+    /**
+     * A follower more than this many records behind the leader's log end leaves the ISR at the next ISR check, even
+     * before {@link #REPLICA_LAG_TIME_MAX_MS} has passed: an upper bound on how far behind an in-sync replica may be
+     * (the old {@code replica.lag.max.messages} of Kafka 0.8). An additional shrink rule only: a follower still joins
+     * when it has caught up to the high watermark and the leader's epoch start. Default 0: off.
+     * <p>
+     * <b>Its flaw</b>, why Kafka removed it (KIP-16, KAFKA-1546): a burst of more records than this makes every
+     * healthy follower briefly that far behind, so the ISR shrinks and grows back with every burst (it flaps). Each
+     * change is a controller write; while the ISR is below {@link #MIN_INSYNC_REPLICAS}, acks=all writes are refused
+     * (NOT_ENOUGH_REPLICAS) and those in flight fail with NOT_ENOUGH_REPLICAS_AFTER_APPEND (appended, outcome
+     * unknown). Set it well above the largest burst the application sends, or leave it off.
+     */
+    public static final String REPLICA_LAG_MAX_MESSAGES = "replica.lag.max.messages";
     /** Smallest ISR that accepts acks=all writes and advances the high watermark. Default 1. */
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
     /** Whether a replica outside the ISR may be elected (data loss accepted). Default false. */
@@ -61,11 +74,11 @@ public final class ReplicationContext
     public static final String HOST_PRETOUCH_BUDGET_BYTES = "host.pretouch.budget.bytes";
 
     /** Every key {@link #fromProperties(Map)} accepts. */
-    public static final Set<String> KEYS = Set.of(REPLICA_LAG_TIME_MAX_MS, MIN_INSYNC_REPLICAS,
-        UNCLEAN_LEADER_ELECTION_ENABLE, REPLICA_FETCH_MAX_BYTES, REPLICA_FETCH_WAIT_MAX_MS, REPLICA_FETCH_BACKOFF_MS,
-        REQUEST_TIMEOUT_MS, HOST_SESSION_TIMEOUT_MS, HOST_HEARTBEAT_INTERVAL_MS, HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS,
-        TRANSPORT_REQUEST_RING_BYTES, TRANSPORT_RESPONSE_RING_BYTES, PRODUCE_RING_BYTES, TOPIC_PARTITIONS_MAX,
-        HOST_REPLICAS_MAX, HOST_PRETOUCH_BUDGET_BYTES);
+    public static final Set<String> KEYS = Set.of(REPLICA_LAG_TIME_MAX_MS, REPLICA_LAG_MAX_MESSAGES,
+        MIN_INSYNC_REPLICAS, UNCLEAN_LEADER_ELECTION_ENABLE, REPLICA_FETCH_MAX_BYTES, REPLICA_FETCH_WAIT_MAX_MS,
+        REPLICA_FETCH_BACKOFF_MS, REQUEST_TIMEOUT_MS, HOST_SESSION_TIMEOUT_MS, HOST_HEARTBEAT_INTERVAL_MS,
+        HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, TRANSPORT_REQUEST_RING_BYTES, TRANSPORT_RESPONSE_RING_BYTES,
+        PRODUCE_RING_BYTES, TOPIC_PARTITIONS_MAX, HOST_REPLICAS_MAX, HOST_PRETOUCH_BUDGET_BYTES);
 
     /** Longest timeout or wait a setting may take: larger ones overflow arithmetic further on, or never end. */
     public static final long MAX_TIMEOUT_MS = 3_600_000;
@@ -99,6 +112,7 @@ public final class ReplicationContext
     }
 
     private long replicaLagTimeMaxMs = 1000;
+    private long replicaLagMaxMessages = 0;
     private int minInsyncReplicas = 1;
     private boolean uncleanLeaderElectionEnable = false;
     private int replicaFetchMaxBytes = 1024 * 1024;
@@ -139,6 +153,7 @@ public final class ReplicationContext
             switch (key)
             {
                 case REPLICA_LAG_TIME_MAX_MS: ctx.replicaLagTimeMaxMs(parseLong(key, value)); break;
+                case REPLICA_LAG_MAX_MESSAGES: ctx.replicaLagMaxMessages(parseLong(key, value)); break;
                 case MIN_INSYNC_REPLICAS: ctx.minInsyncReplicas((int)parseLong(key, value)); break;
                 case UNCLEAN_LEADER_ELECTION_ENABLE: ctx.uncleanLeaderElectionEnable(parseBoolean(key, value)); break;
                 case REPLICA_FETCH_MAX_BYTES: ctx.replicaFetchMaxBytes((int)parseLong(key, value)); break;
@@ -195,6 +210,7 @@ public final class ReplicationContext
             return this;
         }
         range(REPLICA_LAG_TIME_MAX_MS, replicaLagTimeMaxMs, 2, MAX_TIMEOUT_MS);
+        range(REPLICA_LAG_MAX_MESSAGES, replicaLagMaxMessages, 0, Long.MAX_VALUE);
         range(MIN_INSYNC_REPLICAS, minInsyncReplicas, 1, 64);
         range(REPLICA_FETCH_MAX_BYTES, replicaFetchMaxBytes, 1024, 64 * 1024 * 1024);
         range(REPLICA_FETCH_WAIT_MAX_MS, replicaFetchWaitMaxMs, 0, 60_000);
@@ -255,6 +271,20 @@ public final class ReplicationContext
     public long replicaLagTimeMaxMs()
     {
         return replicaLagTimeMaxMs;
+    }
+
+    /** @param v see {@link #REPLICA_LAG_MAX_MESSAGES}; 0 turns the rule off. @return this */
+    public ReplicationContext replicaLagMaxMessages(final long v)
+    {
+        checkNotConcluded();
+        replicaLagMaxMessages = v;
+        return this;
+    }
+
+    /** @return see {@link #REPLICA_LAG_MAX_MESSAGES}; 0 when the rule is off. */
+    public long replicaLagMaxMessages()
+    {
+        return replicaLagMaxMessages;
     }
 
     /** @param v see {@link #MIN_INSYNC_REPLICAS}. @return this */

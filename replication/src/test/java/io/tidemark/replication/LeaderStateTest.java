@@ -112,6 +112,32 @@ class LeaderStateTest
     }
 
     @Test
+    void withReplicaLagMaxMessagesAFollowerThatFarBehindLeavesBeforeTheTimeLimitAndJoinsAsBefore()
+    {
+        append(10);
+        final LeaderState leader = new LeaderState(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1, 2 },
+            new int[0], new int[0], 0, 3, 7), 0, log, hw, 10, 1, 1000);
+        assertNull(leader.shrinkCandidate(1100, 1000, 5), "positions not known yet in this epoch: time rule only");
+        leader.follower(1).onFetch(10, 10, 1000);
+        leader.follower(2).onFetch(10, 10, 1000);
+        append(5);
+        assertNull(leader.shrinkCandidate(1001, 1000, 5), "5 behind is not more than 5");
+        append(1);
+        assertArrayEquals(new int[]{ 0 }, leader.shrinkCandidate(1001, 1000, 5),
+            "6 behind, caught up 1 ms ago: both leave by count (the burst that flaps the ISR)");
+        assertNull(leader.shrinkCandidate(1001, 1000, 0), "0: the count rule is off");
+        leader.follower(1).onFetch(16, 16, 1002);
+        assertArrayEquals(new int[]{ 0, 1 }, leader.shrinkCandidate(1002, 1000, 5), "only the one behind leaves");
+        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1 }, new int[0], new int[0], 0, 3,
+            8));
+        hw.advanceTo(16);
+        append(100);
+        leader.follower(2).onFetch(16, 116, 1003);
+        assertArrayEquals(new int[]{ 0, 1, 2 }, leader.expandCandidate(leader.follower(2)),
+            "joining is unchanged: caught up to the HW and the epoch start, however far behind the log end");
+    }
+
+    @Test
     void shrinkByTimeOnlyAndExpandWhenCaughtUpToHighWatermarkAndEpochStart()
     {
         append(10);
@@ -119,13 +145,13 @@ class LeaderStateTest
             0, 3, 7), 0, log, hw, 10, 1, 1000);
         leader.follower(1).onFetch(10, 10, 1000);
         leader.follower(2).onFetch(10, 10, 1000);
-        assertNull(leader.shrinkCandidate(50_000, 1000), "caught-up followers never leave, however long ago");
+        assertNull(leader.shrinkCandidate(50_000, 1000, 0), "caught-up followers never leave, however long ago");
         append(1_000); // a burst: both followers far behind, but recently caught up
-        assertNull(leader.shrinkCandidate(1500, 1000), "lag is measured in time, not messages");
+        assertNull(leader.shrinkCandidate(1500, 1000, 0), "lag is measured in time, not messages");
         leader.follower(1).onFetch(1010, 1010, 2400);
-        assertArrayEquals(new int[]{ 0, 1 }, leader.shrinkCandidate(2500, 1000), "host 2 stuck for > lag");
+        assertArrayEquals(new int[]{ 0, 1 }, leader.shrinkCandidate(2500, 1000, 0), "host 2 stuck for > lag");
         leader.requestChange(new int[]{ 0, 1 }, 2500);
-        assertNull(leader.shrinkCandidate(9000, 1000), "one change in flight at a time");
+        assertNull(leader.shrinkCandidate(9000, 1000, 0), "one change in flight at a time");
         leader.changeRejected(null);
         leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1 }, new int[0], new int[0], 0, 3, 8));
         hw.advanceTo(1010);

@@ -27,6 +27,7 @@ class SimulationTest
     private static final AtomicLong CONTROLLER_CRASHES = new AtomicLong();
     private static final AtomicLong CONTROLLER_ERRORS = new AtomicLong();
     private static final AtomicLong FAIL_STOPS = new AtomicLong();
+    private static final AtomicLong COUNT_RULE_SEEDS = new AtomicLong();
     private static final AtomicLong VIOLATIONS = new AtomicLong();
     private static final AtomicLong LOST = new AtomicLong();
     private static final int STEPS = Integer.getInteger("sim.steps", 400);
@@ -61,6 +62,7 @@ class SimulationTest
             CONTROLLER_CRASHES.addAndGet(sim.controllerCrashes);
             CONTROLLER_ERRORS.addAndGet(sim.controllerErrors);
             FAIL_STOPS.addAndGet(sim.failStops);
+            COUNT_RULE_SEEDS.addAndGet(sim.lagMaxMessages > 0 ? 1 : 0);
         }
         catch (final java.io.IOException ex)
         {
@@ -139,7 +141,8 @@ class SimulationTest
             System.out.println("simulation: seeds=" + (SEEDS.get() + VIOLATIONS.get()) + " events=" + EVENTS.get() +
                 " acked=" + ACKED.get() + " crash_points=" + CRASH_POINTS.get() + " io_errors=" + IO_ERRORS.get() +
                 " controller_crashes=" + CONTROLLER_CRASHES.get() + " controller_store_errors=" +
-                CONTROLLER_ERRORS.get() + " fail_stops=" + FAIL_STOPS.get() + " lost=" + LOST.get() +
+                CONTROLLER_ERRORS.get() + " fail_stops=" + FAIL_STOPS.get() + " lag_count_rule_seeds=" +
+                COUNT_RULE_SEEDS.get() + " lost=" + LOST.get() +
                 " invariant_violations=" + VIOLATIONS.get());
         }
     }
