@@ -57,7 +57,7 @@ import java.util.concurrent.Callable;
         "then indexes it in <results-dir>/README.md.",
     subcommands = {HarnessCommands.Quick.class, HarnessCommands.Full.class, HarnessCommands.Run.class,
         MultiProcessCommand.class, AuthOverheadCommand.class, io.tidemark.bench.peer.WriterBench.class,
-        BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
+        IsrFlapBench.class, BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
 public final class BenchMain implements Callable<Integer>
 {
     /**
