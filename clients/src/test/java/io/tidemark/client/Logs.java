@@ -36,7 +36,8 @@ final class Logs
         {
             if (!cluster.await(() -> reader.highWatermark() >= offset, 60_000))
             {
-                throw new AssertionError(tp + " high watermark " + reader.highWatermark() + " never reached " + offset);
+                throw new AssertionError(tp + " high watermark " + reader.highWatermark() + " never reached " + offset +
+                    " (log end " + reader.logEndOffset() + "; partition " + cluster.state(tp) + ")");
             }
         }
     }
