@@ -59,11 +59,11 @@ public final class IsrFlapBench implements Callable<Integer>
         description = "replica.lag.max.messages of the 'on' cell (default: ${DEFAULT-VALUE}); the 'off' cell has 0.")
     long lagMaxMessages;
 
-    @Option(names = "--burst", paramLabel = "RECORDS", defaultValue = "5000",
+    @Option(names = "--burst", paramLabel = "RECORDS", defaultValue = "50000",
         description = "Records per burst (default: ${DEFAULT-VALUE}), queued at once in requests of --batch.")
     int burstRecords;
 
-    @Option(names = "--interval", paramLabel = "TIME", defaultValue = "500ms", converter = Durations.class,
+    @Option(names = "--interval", paramLabel = "TIME", defaultValue = "1s", converter = Durations.class,
         description = "Time between two bursts (default: ${DEFAULT-VALUE}).")
     long intervalMs;
 
@@ -91,8 +91,10 @@ public final class IsrFlapBench implements Callable<Integer>
         description = "Runs of each cell, interleaved (default: ${DEFAULT-VALUE}; medians and spread from 3).")
     int runs;
 
-    @Option(names = "--threading", paramLabel = "MODE", defaultValue = "SHARED",
-        description = "Replication agent threading, busy-spinning when idle (default: ${DEFAULT-VALUE}).")
+    @Option(names = "--threading", paramLabel = "MODE", defaultValue = "PER_HOST",
+        description = "Replication agent threading, busy-spinning when idle (default: ${DEFAULT-VALUE}: one thread " +
+            "per host, as hosts in processes of their own; in SHARED one thread runs leader and followers in turn, " +
+            "so a follower is never more than one duty cycle behind and the count rule cannot fire).")
     ReplicationContext.ThreadingMode threading;
 
     @Override
