@@ -30,7 +30,6 @@ final class CompletionQueue implements ProduceListener
         void onOutcome(long correlationId, long baseOffset, ReplicationError error);
     }
 
-    private static final ReplicationError[] ERRORS = ReplicationError.values();
 
     private final ManyToOneRingBuffer ring;
     private final AtomicLong dropped = new AtomicLong();
@@ -56,7 +55,7 @@ final class CompletionQueue implements ProduceListener
         final MutableDirectBuffer buffer = ring.buffer();
         buffer.putLong(index + CompletionDescriptor.CORRELATION_ID_OFFSET, correlationId);
         buffer.putLong(index + CompletionDescriptor.BASE_OFFSET_OFFSET, baseOffset);
-        buffer.putInt(index + CompletionDescriptor.ERROR_OFFSET, error.ordinal());
+        buffer.putInt(index + CompletionDescriptor.ERROR_OFFSET, error.code());
         ring.commit(index);
     }
 
@@ -76,7 +75,7 @@ final class CompletionQueue implements ProduceListener
         final int code = buffer.getInt(index + CompletionDescriptor.ERROR_OFFSET);
         handler.onOutcome(buffer.getLong(index + CompletionDescriptor.CORRELATION_ID_OFFSET),
             buffer.getLong(index + CompletionDescriptor.BASE_OFFSET_OFFSET),
-            code >= 0 && code < ERRORS.length ? ERRORS[code] : ReplicationError.STORAGE_ERROR);
+            ReplicationError.fromCodeOrStorageError(code));
     }
 
     /** @return outcomes dropped because the ring was full. */

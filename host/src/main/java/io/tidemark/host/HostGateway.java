@@ -135,7 +135,7 @@ final class HostGateway implements Agent
             synchronized (result)
             {
                 result.putInt(RESULT_PARTITION_OFFSET, partitionId, ORDER);
-                result.putInt(RESULT_ERROR_OFFSET, error.ordinal(), ORDER);
+                result.putInt(RESULT_ERROR_OFFSET, error.code(), ORDER);
                 result.putLong(RESULT_CORRELATION_OFFSET, correlationId, ORDER);
                 result.putLong(PRODUCE_RESULT_BASE_OFFSET, baseOffset, ORDER);
                 // lost on back-pressure: the client times out and retries
@@ -503,7 +503,7 @@ final class HostGateway implements Agent
             }
         }
         readResult.putInt(RESULT_PARTITION_OFFSET, partitionId, ORDER);
-        readResult.putInt(RESULT_ERROR_OFFSET, error.ordinal(), ORDER);
+        readResult.putInt(RESULT_ERROR_OFFSET, error.code(), ORDER);
         readResult.putLong(RESULT_CORRELATION_OFFSET, correlationId, ORDER);
         readResult.putLong(READ_RESULT_HW_OFFSET, highWatermark, ORDER);
         readResult.putLong(READ_RESULT_LOG_START_OFFSET, logStart, ORDER);

@@ -93,12 +93,12 @@ public final class RemoteReader implements AutoCloseable
             }
             LockSupport.parkNanos(50_000);
         }
-        final int code = result.getInt(GatewayMessages.RESULT_ERROR_OFFSET, GatewayMessages.ORDER);
-        if (code < 0 || code >= ReplicationError.values().length)
+        final ReplicationError error = ReplicationError.fromCode(
+            result.getInt(GatewayMessages.RESULT_ERROR_OFFSET, GatewayMessages.ORDER));
+        if (null == error)
         {
             return 0; // not an error this client knows: ask again
         }
-        final ReplicationError error = ReplicationError.values()[code];
         if (error == ReplicationError.OFFSET_OUT_OF_RANGE)
         {
             throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "position " + position + " of " + tp +

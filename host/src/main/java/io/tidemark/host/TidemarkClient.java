@@ -1225,13 +1225,14 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 final ProduceListener listener = listeners.get(GatewayMessages.sessionOf(wire));
                 final PartitionState state = partition(buffer.getInt(
                     at + GatewayMessages.RESULT_PARTITION_OFFSET, GatewayMessages.ORDER));
-                final int code = buffer.getInt(at + GatewayMessages.RESULT_ERROR_OFFSET, GatewayMessages.ORDER);
-                if (null != listener && code >= 0 && code < ERRORS.length)
+                final ReplicationError error = ReplicationError.fromCode(
+                    buffer.getInt(at + GatewayMessages.RESULT_ERROR_OFFSET, GatewayMessages.ORDER));
+                if (null != listener && null != error)
                 {
                     listener.onComplete(null == state ? null : state.topicPartition(),
                         GatewayMessages.correlationOf(wire),
                         buffer.getLong(at + GatewayMessages.PRODUCE_RESULT_BASE_OFFSET, GatewayMessages.ORDER),
-                        ERRORS[code]);
+                        error);
                 }
             }
             else if (type == GatewayMessages.READ_RESULT && payloadLength >= GatewayMessages.READ_RESULT_BATCHES_OFFSET)
@@ -1273,5 +1274,4 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         return counters;
     }
 
-    private static final ReplicationError[] ERRORS = ReplicationError.values();
 }

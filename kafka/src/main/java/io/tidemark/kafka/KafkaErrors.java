@@ -11,16 +11,13 @@ import org.apache.kafka.common.protocol.Errors;
  */
 final class KafkaErrors
 {
-    private static final ReplicationError[] REPLICATION_ERRORS = ReplicationError.values();
-
     private KafkaErrors()
     {
     }
 
-    static ReplicationError replicationError(final int ordinal)
+    static ReplicationError replicationError(final int code)
     {
-        return ordinal >= 0 && ordinal < REPLICATION_ERRORS.length ? REPLICATION_ERRORS[ordinal] :
-            ReplicationError.STORAGE_ERROR;
+        return ReplicationError.fromCodeOrStorageError(code);
     }
 
     static Errors of(final ReplicationError error)

@@ -264,7 +264,7 @@ public final class KafkaListener implements Agent, AutoCloseable
         final UnsafeBuffer buffer = (UnsafeBuffer)completions.buffer();
         buffer.putLong(index, correlationId);
         buffer.putLong(index + 8, baseOffset);
-        buffer.putInt(index + 16, error.ordinal());
+        buffer.putInt(index + 16, error.code());
         completions.commit(index);
         if (parked)
         {

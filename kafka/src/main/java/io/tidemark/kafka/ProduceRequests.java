@@ -184,14 +184,14 @@ final class ProduceRequests
     }
 
     /** A produce outcome from the leader. */
-    void onComplete(final long token, final long baseOffset, final int errorOrdinal)
+    void onComplete(final long token, final long baseOffset, final int errorCode)
     {
         final Slot slot = waiting.remove(token);
         if (null == slot)
         {
             return;
         }
-        final ReplicationError error = KafkaErrors.replicationError(errorOrdinal);
+        final ReplicationError error = KafkaErrors.replicationError(errorCode);
         if (error == ReplicationError.NONE)
         {
             slot.partition.setBaseOffset(baseOffset);

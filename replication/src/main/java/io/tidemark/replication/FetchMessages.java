@@ -161,7 +161,7 @@ final class FetchMessages
             final long logEndOffset)
         {
             buffer.putInt(offset, partitionId);
-            buffer.putInt(offset + 4, error.ordinal());
+            buffer.putInt(offset + 4, error.code());
             buffer.putInt(offset + 8, leaderEpoch);
             buffer.putInt(offset + 12, recordsLength);
             buffer.putLong(offset + 16, correlationId);
@@ -178,7 +178,7 @@ final class FetchMessages
 
         ReplicationError error()
         {
-            return ReplicationError.get(buffer.getInt(offset + 4));
+            return ReplicationError.fromCodeOrStorageError(buffer.getInt(offset + 4));
         }
 
         int leaderEpoch()
@@ -291,7 +291,7 @@ final class FetchMessages
             final int epoch, final long correlationId, final long endOffset)
         {
             buffer.putInt(offset, partitionId);
-            buffer.putInt(offset + 4, error.ordinal());
+            buffer.putInt(offset + 4, error.code());
             buffer.putInt(offset + 8, leaderEpoch);
             buffer.putInt(offset + 12, epoch);
             buffer.putLong(offset + 16, correlationId);
@@ -306,7 +306,7 @@ final class FetchMessages
 
         ReplicationError error()
         {
-            return ReplicationError.get(buffer.getInt(offset + 4));
+            return ReplicationError.fromCodeOrStorageError(buffer.getInt(offset + 4));
         }
 
         int leaderEpoch()
