@@ -14,7 +14,7 @@ import java.util.Collection;
 import java.util.List;
 
 /**
- * InitProducerId (idempotent producers; transactional ids are refused), CreateTopics (partitions spread over the
+ * InitProducerId (idempotent producers get a new id each time; transactional ids are refused), CreateTopics (partitions spread over the
  * hosts by the controller; explicit assignments and per-topic configurations are refused with a reason) and
  * DeleteTopics (refused: Tidemark does not delete topics). The blocking parts (the controller's durable write,
  * ZooKeeper) run on the listener's I/O thread.
@@ -39,13 +39,10 @@ final class AdminRequests
             request.respond(response.setErrorCode(Errors.TRANSACTIONAL_ID_AUTHORIZATION_FAILED.code()));
             return;
         }
-        if (data.producerId() >= 0 && data.producerEpoch() >= 0 && data.producerEpoch() < Short.MAX_VALUE - 1)
-        {
-            // an idempotent producer bumping its epoch (KIP-360): same id, next epoch, sequences restart at 0
-            request.respond(response.setProducerId(data.producerId())
-                .setProducerEpoch((short)(data.producerEpoch() + 1)));
-            return;
-        }
+        // Without a transactional id the answer is always a new producer id from the cluster's counter, epoch 0,
+        // whatever id and epoch the request names: as Kafka's coordinator does for idempotent producers. A producer
+        // bumping its epoch after an unknown outcome (KIP-360) names its current id and epoch; a fresh id serves it
+        // as well (its sequences restart at 0), and the request cannot claim, or fence, another producer's id.
         listener.runBlocking(() ->
         {
             InitProducerIdResponseData answer;
