@@ -1,19 +1,16 @@
 package io.tidemark.aeron;
 
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.OwnerOnlyFile;
 
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFileAttributeView;
-import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.SecureRandom;
 import java.util.Arrays;
 import java.util.Base64;
-import java.util.EnumSet;
-import java.util.Set;
 
 /**
  * The cluster's shared secret, which keys the authentication tag of every message between hosts and between
@@ -71,31 +68,7 @@ public final class ClusterSecret
         }
         try
         {
-            final PosixFileAttributeView view = Files.getFileAttributeView(file, PosixFileAttributeView.class);
-            if (null != view)
-            {
-                final Set<PosixFilePermission> permissions = view.readAttributes().permissions();
-                final Set<PosixFilePermission> open = EnumSet.noneOf(PosixFilePermission.class);
-                for (final PosixFilePermission permission : permissions)
-                {
-                    if (permission.name().startsWith("GROUP_") || permission.name().startsWith("OTHERS_"))
-                    {
-                        open.add(permission);
-                    }
-                }
-                if (!open.isEmpty())
-                {
-                    throw new ConfigException(configKey, "secret file " + file + " must be readable by its owner " +
-                        "only, but its mode is " + PosixFilePermissions.toString(permissions) + " (run: chmod 600 " +
-                        file + ")");
-                }
-                if (Files.isSymbolicLink(file) && !view.readAttributes().owner().equals(
-                    Files.getOwner(file, LinkOption.NOFOLLOW_LINKS)))
-                {
-                    throw new ConfigException(configKey, "secret file " + file + " is a link to a file of another " +
-                        "owner");
-                }
-            }
+            OwnerOnlyFile.checkPermissions(file, configKey, "secret");
             if (Files.size(file) > MAX_LENGTH + 64L)
             {
                 throw new ConfigException(configKey, "secret file " + file + " is larger than " + MAX_LENGTH +

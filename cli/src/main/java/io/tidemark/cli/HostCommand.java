@@ -19,7 +19,9 @@ import java.util.concurrent.Callable;
             "when it runs; --verbose adds its log messages (start and stop, topics created, hosts gone).",
         "FILE (properties): host.id, host.dir, cluster.id, cluster.hosts=0@addr:port,1@addr:port,..., " +
             "zookeeper.connect, zookeeper.root, zookeeper.user, zookeeper.password; optional aeron.dir and " +
-            "replication keys (min.insync.replicas, replica.lag.time.max.ms, ...).",
+            "replication keys (min.insync.replicas, replica.lag.time.max.ms, ...); kafka.listener and the other " +
+            "kafka.* keys for a Kafka listener (kafka.security.protocol: PLAINTEXT on loopback only, SSL, " +
+            "SASL_SSL). The line printed when the host runs shows the listener's address and security protocol.",
         "Exit code: 2 for a bad configuration value (the message names the key), 3 when FILE is missing, " +
             "ZooKeeper cannot be reached or another live process holds this host id, 4 when the endpoint cannot " +
             "be bound or the host directory is in use by another process. A stop by signal ends with the JVM's " +

@@ -667,6 +667,7 @@ public final class HostConfig
             threading.name().toLowerCase(java.util.Locale.ROOT) + ", transport.mtu=" +
             (transportMtu == io.tidemark.aeron.UdpChannels.AUTO ? "auto" : Integer.toString(transportMtu)) + ", " +
             (insecure ? CLUSTER_INSECURE + "=true" : CLUSTER_SECRET_FILE + "=" + secretFile) + ", " + zooKeeper +
-            (null == kafka ? "" : ", kafka.listener=" + kafka.host() + ":" + kafka.port()) + '}';
+            (null == kafka ? "" : ", kafka.listener=" + kafka.host() + ":" + kafka.port() + ", " +
+            KafkaContext.SECURITY_PROTOCOL + "=" + kafka.securityProtocol().name) + '}';
     }
 }

@@ -81,7 +81,8 @@ public final class HostMain
         System.out.println("tidemark host " + host.hostId() + " running: pid " + pid + ", incarnation " +
             host.incarnation() +
             (null == host.kafkaListener() ? "" : ", Kafka listener " + host.kafkaListener().advertised().host() +
-            ":" + host.kafkaListener().advertised().port()) + " (stop: kill " + pid + ", or Ctrl-C in the foreground)");
+            ":" + host.kafkaListener().advertised().port() + " " + host.kafkaListener().securityDescription()) +
+            " (stop: kill " + pid + ", or Ctrl-C in the foreground)");
         System.out.flush();
         try
         {

@@ -226,7 +226,8 @@ public final class TidemarkHost implements AutoCloseable
             logger.log(System.Logger.Level.INFO, "host " + hostId + " of cluster " + config.clusterId() +
                 " started: incarnation " + incarnation + ", endpoint " + config.endpoints().get(hostId) +
                 ", directory " + config.hostDir() + (null == kafka ? "" : ", Kafka listener " +
-                kafka.listener().advertised().host() + ":" + kafka.listener().advertised().port()));
+                kafka.listener().advertised().host() + ":" + kafka.listener().advertised().port() + " " +
+                kafka.listener().securityDescription()));
         }
         catch (final AeronException ex)
         {

@@ -20,14 +20,17 @@ final class InFlight
 {
     final KafkaConnection connection;
     final RequestHeader header;
+    /** Bytes of {@code kafka.queued.max.request.bytes} this request holds until its answer is taken for writing. */
+    final int reserved;
     private ByteBuffer response;
     private boolean done;
     private boolean closeAfter;
 
-    InFlight(final KafkaConnection connection, final RequestHeader header)
+    InFlight(final KafkaConnection connection, final RequestHeader header, final int reserved)
     {
         this.connection = connection;
         this.header = header;
+        this.reserved = reserved;
     }
 
     short version()
@@ -68,6 +71,13 @@ final class InFlight
     void noResponse()
     {
         done = true;
+    }
+
+    /** Answer, then close the connection once this answer is written (a failed authentication). */
+    void respondAndClose(final ApiMessage body)
+    {
+        respond(body);
+        closeAfter = true;
     }
 
     /** Complete without a response and close the connection once earlier responses are written. */

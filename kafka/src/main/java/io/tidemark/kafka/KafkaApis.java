@@ -25,6 +25,8 @@ import org.apache.kafka.common.requests.OffsetFetchRequest;
 import org.apache.kafka.common.requests.OffsetsForLeaderEpochRequest;
 import org.apache.kafka.common.requests.ProduceRequest;
 import org.apache.kafka.common.requests.RequestHeader;
+import org.apache.kafka.common.requests.SaslAuthenticateRequest;
+import org.apache.kafka.common.requests.SaslHandshakeRequest;
 import org.apache.kafka.common.requests.SyncGroupRequest;
 
 import java.nio.ByteBuffer;
@@ -44,6 +46,8 @@ final class KafkaApis
     /** The APIs served, with the versions served: kafka-clients' range, capped where a newer version adds
      * semantics not served. */
     static final Map<ApiKeys, short[]> SUPPORTED = new EnumMap<>(ApiKeys.class);
+    /** The SASL APIs, served by listeners that use SASL (SaslHandshake v1 and SaslAuthenticate: KIP-152). */
+    static final Map<ApiKeys, short[]> SASL = new EnumMap<>(ApiKeys.class);
 
     static
     {
@@ -66,6 +70,9 @@ final class KafkaApis
         serve(ApiKeys.CREATE_TOPICS);
         serve(ApiKeys.DELETE_TOPICS);
         serve(ApiKeys.DESCRIBE_CONFIGS);
+        SASL.put(ApiKeys.SASL_HANDSHAKE, new short[] {1, ApiKeys.SASL_HANDSHAKE.latestVersion(false)});
+        SASL.put(ApiKeys.SASL_AUTHENTICATE, new short[] {ApiKeys.SASL_AUTHENTICATE.oldestVersion(),
+            ApiKeys.SASL_AUTHENTICATE.latestVersion(false)});
     }
 
     private static void serve(final ApiKeys api)
@@ -79,9 +86,13 @@ final class KafkaApis
     private final MetadataRequests metadata;
     private final AdminRequests admin;
     private final GroupRequests groups;
+    private final SaslRequests sasl;
 
-    KafkaApis(final KafkaListener listener, final GroupCoordinator coordinator, final TopicAdmin topicAdmin)
+    KafkaApis(final KafkaListener listener, final GroupCoordinator coordinator, final TopicAdmin topicAdmin,
+        final SaslUsers users)
     {
+        this.sasl = null == users ? null : new SaslRequests(listener, users,
+            listener.context().saslEnabledMechanisms());
         this.listener = listener;
         this.produce = new ProduceRequests(listener);
         this.fetch = new FetchRequests(listener);
@@ -105,6 +116,12 @@ final class KafkaApis
         return groups;
     }
 
+    /** @return SASL authentication, or null when the listener does not use SASL. */
+    SaslRequests sasl()
+    {
+        return sasl;
+    }
+
     /**
      * Work on one request frame.
      *
@@ -125,7 +142,13 @@ final class KafkaApis
         }
         final ApiKeys api = header.apiKey();
         final short version = header.apiVersion();
-        final InFlight request = new InFlight(connection, header);
+        if (null != sasl && !SaslRequests.permits(connection.sasl, api))
+        {
+            listener.authenticationFailed(connection, api + " request before authentication");
+            listener.close(connection);
+            return false;
+        }
+        final InFlight request = new InFlight(connection, header, frame.capacity());
         if (api == ApiKeys.API_VERSIONS && !api.isVersionSupported(version))
         {
             // a newer client: answer in version 0 with the versions served, and it retries with one of them
@@ -145,7 +168,8 @@ final class KafkaApis
             return false;
         }
         connection.inFlight.addLast(request);
-        final short[] range = SUPPORTED.get(api);
+        final short[] range = null != sasl && (api == ApiKeys.SASL_HANDSHAKE || api == ApiKeys.SASL_AUTHENTICATE) ?
+            SASL.get(api) : SUPPORTED.get(api);
         if (null == range || version < range[0] || version > range[1])
         {
             request.respond(body.getErrorResponse(0, new UnsupportedVersionException(api + " v" + version +
@@ -169,6 +193,8 @@ final class KafkaApis
     {
         switch (body.apiKey())
         {
+            case SASL_HANDSHAKE -> sasl.handshake(request, ((SaslHandshakeRequest)body).data());
+            case SASL_AUTHENTICATE -> sasl.authenticate(request, ((SaslAuthenticateRequest)body).data());
             case API_VERSIONS -> request.respond(apiVersions(
                 ((ApiVersionsRequest)body).hasUnsupportedRequestVersion() ? Errors.UNSUPPORTED_VERSION : Errors.NONE));
             case METADATA -> metadata.metadata(request, ((MetadataRequest)body).data());
@@ -195,13 +221,22 @@ final class KafkaApis
         }
     }
 
-    static ApiVersionsResponseData apiVersions(final Errors error)
+    /** @return the APIs served, with SaslHandshake and SaslAuthenticate when the listener uses SASL. */
+    ApiVersionsResponseData apiVersions(final Errors error)
     {
         final ApiVersionsResponseData.ApiVersionCollection keys = new ApiVersionsResponseData.ApiVersionCollection();
         for (final Map.Entry<ApiKeys, short[]> e : SUPPORTED.entrySet())
         {
             keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(e.getKey().id)
                 .setMinVersion(e.getValue()[0]).setMaxVersion(e.getValue()[1]));
+        }
+        if (null != sasl)
+        {
+            for (final Map.Entry<ApiKeys, short[]> e : SASL.entrySet())
+            {
+                keys.add(new ApiVersionsResponseData.ApiVersion().setApiKey(e.getKey().id)
+                    .setMinVersion(e.getValue()[0]).setMaxVersion(e.getValue()[1]));
+            }
         }
         return new ApiVersionsResponseData().setErrorCode(error.code()).setApiKeys(keys).setThrottleTimeMs(0);
     }

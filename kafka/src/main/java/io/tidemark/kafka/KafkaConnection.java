@@ -5,11 +5,14 @@ import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;
 import java.nio.channels.SocketChannel;
 import java.util.ArrayDeque;
+import java.util.function.LongConsumer;
 
 /**
  * One client connection of a {@link KafkaListener}: reads size-prefixed request frames (bounded by
- * {@code kafka.max.request.bytes}), keeps its requests in arrival order until each is answered, and writes the
- * answers in that order. Owned by the listener's agent thread.
+ * {@code kafka.max.request.bytes}) through its {@link Transport} (the socket, or TLS over it), keeps its requests in
+ * arrival order until each is answered, and writes the answers in that order. The bytes of a request count against
+ * the listener's {@code kafka.queued.max.request.bytes} from the moment its size is known (before its buffer is
+ * allocated) until its answer is taken for writing. Owned by the listener's agent thread.
  */
 final class KafkaConnection
 {
@@ -19,8 +22,10 @@ final class KafkaConnection
     /** Result of {@link #readFrame}. */
     enum Read
     {
-        /** A whole frame is available in {@link #frame()}. */
+        /** A whole frame is available in {@link #takeFrame()}. */
         FRAME,
+        /** A frame's size is known ({@link #pendingSize()}): reserve its bytes, then {@link #startFrame()}. */
+        SIZED,
         /** Nothing more to read now. */
         NONE,
         /** The peer closed the connection. */
@@ -32,31 +37,49 @@ final class KafkaConnection
     final long id;
     final SocketChannel channel;
     final String remote;
+    final long openedMs;
+    final Transport transport;
     SelectionKey key;
     final ArrayDeque<InFlight> inFlight = new ArrayDeque<>();
     private final ByteBuffer size = ByteBuffer.allocate(4);
+    private final LongConsumer release;
     private ByteBuffer frame;
     private ByteBuffer writing;
+    private boolean closeAfterWriting;
     private int badSize;
+    /** Bytes of the request budget this connection holds: the frame being read and the requests not answered. */
+    long reservedBytes;
+    /** Waiting for request budget (in the listener's queue of waiters): not reading. */
+    boolean memoryMuted;
     long lastActiveMs;
     /** A request whose partitions could not all be queued yet (back-pressure): no later request is processed. */
     ProduceRequests.Pending blockedProduce;
     boolean closed;
-    /** Authentication state, when SASL is on; null otherwise. */
-    Object sasl;
+    /** SASL authentication state, when the listener uses SASL; null otherwise. */
+    SaslRequests.State sasl;
 
-    KafkaConnection(final long id, final SocketChannel channel, final String remote, final long nowMs)
+    KafkaConnection(final long id, final SocketChannel channel, final Transport transport, final String remote,
+        final long nowMs, final LongConsumer release)
     {
         this.id = id;
         this.channel = channel;
+        this.transport = transport;
         this.remote = remote;
+        this.openedMs = nowMs;
         this.lastActiveMs = nowMs;
+        this.release = release;
     }
 
     /** @return whether this connection may read and start another request now. */
     boolean mayRead()
     {
-        return !closed && null == blockedProduce && inFlight.size() < MAX_IN_FLIGHT;
+        return !closed && !memoryMuted && null == blockedProduce && inFlight.size() < MAX_IN_FLIGHT;
+    }
+
+    /** @return whether the connection has authenticated as its listener requires (TLS handshake, SASL). */
+    boolean authenticated()
+    {
+        return transport.ready() && (null == sasl || sasl.authenticated());
     }
 
     /**
@@ -68,13 +91,16 @@ final class KafkaConnection
     {
         if (null == frame)
         {
-            if (channel.read(size) < 0)
-            {
-                return Read.EOF;
-            }
             if (size.hasRemaining())
             {
-                return Read.NONE;
+                if (transport.read(size) < 0)
+                {
+                    return Read.EOF;
+                }
+                if (size.hasRemaining())
+                {
+                    return Read.NONE;
+                }
             }
             final int length = size.getInt(0);
             if (length <= 0 || length > maxRequestBytes)
@@ -82,9 +108,9 @@ final class KafkaConnection
                 badSize = length;
                 return Read.BAD_SIZE;
             }
-            frame = ByteBuffer.allocate(length);
+            return Read.SIZED;
         }
-        if (channel.read(frame) < 0)
+        if (transport.read(frame) < 0)
         {
             return Read.EOF;
         }
@@ -93,6 +119,20 @@ final class KafkaConnection
             return Read.NONE;
         }
         return Read.FRAME;
+    }
+
+    /** @return the size of the frame whose prefix was read, before {@link #startFrame()}. */
+    int pendingSize()
+    {
+        return size.getInt(0);
+    }
+
+    /** The frame's bytes were reserved: allocate its buffer and read on. */
+    void startFrame()
+    {
+        final int length = size.getInt(0);
+        reservedBytes += length;
+        frame = ByteBuffer.allocate(length);
     }
 
     /** @return the frame just read (flipped), handing it over: the next read starts a new frame. */
@@ -120,15 +160,24 @@ final class KafkaConnection
     {
         while (true)
         {
+            if (!transport.flush())
+            {
+                key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
+                return true;
+            }
             if (null != writing)
             {
-                channel.write(writing);
-                if (writing.hasRemaining())
+                transport.write(writing);
+                if (writing.hasRemaining() || !transport.flush())
                 {
                     key.interestOps(key.interestOps() | SelectionKey.OP_WRITE);
                     return true;
                 }
                 writing = null;
+                if (closeAfterWriting)
+                {
+                    return false;
+                }
             }
             final InFlight head = inFlight.peekFirst();
             if (null == head || !head.isDone())
@@ -137,9 +186,18 @@ final class KafkaConnection
                 return true;
             }
             inFlight.pollFirst();
+            if (head.reserved > 0)
+            {
+                reservedBytes -= head.reserved;
+                release.accept(head.reserved);
+            }
             if (head.closeAfter())
             {
-                return false;
+                if (null == head.response())
+                {
+                    return false;
+                }
+                closeAfterWriting = true;
             }
             writing = head.response();
         }

@@ -1,7 +1,13 @@
 package io.tidemark.kafka;
 
 import io.tidemark.store.ConfigException;
+import org.apache.kafka.common.security.auth.SecurityProtocol;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
@@ -37,11 +43,47 @@ public final class KafkaContext implements Cloneable
     /** At most one log line per this interval for bad frames and refused connections. Default 10000. */
     public static final String ERROR_LOG_INTERVAL_MS = "kafka.error.log.interval.ms";
 
+    /**
+     * Most bytes of requests read but not yet answered, over all connections of the listener (Kafka's
+     * {@code queued.max.request.bytes}): when they are taken, the listener stops reading until answers free them; a
+     * request larger than this closes its connection. Default 134217728 (128 MiB).
+     */
+    public static final String QUEUED_MAX_REQUEST_BYTES = "kafka.queued.max.request.bytes";
+    /** PLAINTEXT (default), SSL, SASL_SSL or SASL_PLAINTEXT (loopback only). */
+    public static final String SECURITY_PROTOCOL = "kafka.security.protocol";
+    /** {@code true} lets a PLAINTEXT listener bind an address that is not loopback. Default false. */
+    public static final String ALLOW_PLAINTEXT = "kafka.allow.plaintext";
+    /** The listener's key store (PKCS12 or JKS) with its private key and certificate chain; SSL and SASL_SSL. */
+    public static final String SSL_KEYSTORE_LOCATION = "kafka.ssl.keystore.location";
+    /** The key store's password. */
+    public static final String SSL_KEYSTORE_PASSWORD = "kafka.ssl.keystore.password";
+    /** The private key's password; default: the key store's. */
+    public static final String SSL_KEY_PASSWORD = "kafka.ssl.key.password";
+    /** Certificates trusted to sign clients' certificates (with {@code kafka.ssl.client.auth}); default none. */
+    public static final String SSL_TRUSTSTORE_LOCATION = "kafka.ssl.truststore.location";
+    /** The trust store's password. */
+    public static final String SSL_TRUSTSTORE_PASSWORD = "kafka.ssl.truststore.password";
+    /** none (default), requested or required: whether clients present a certificate. */
+    public static final String SSL_CLIENT_AUTH = "kafka.ssl.client.auth";
+    /** TLS versions offered. Default {@code TLSv1.3,TLSv1.2}. */
+    public static final String SSL_ENABLED_PROTOCOLS = "kafka.ssl.enabled.protocols";
+    /** SASL mechanisms offered (SASL_SSL, SASL_PLAINTEXT): PLAIN, SCRAM-SHA-256. Default both. */
+    public static final String SASL_ENABLED_MECHANISMS = "kafka.sasl.enabled.mechanisms";
+    /** File of {@code user=password} lines, readable by its owner only; needed by SASL_SSL and SASL_PLAINTEXT. */
+    public static final String SASL_USERS_FILE = "kafka.sasl.users.file";
+    /** A connection not authenticated (TLS handshake and SASL) this long after it opened is closed. Default 10000. */
+    public static final String AUTHENTICATION_TIMEOUT_MS = "kafka.authentication.timeout.ms";
+
     /** Every key {@link #fromProperties(Map)} accepts. */
     public static final Set<String> KEYS = Set.of(LISTENER, ADVERTISED_LISTENER, MAX_REQUEST_BYTES, MAX_CONNECTIONS,
         CONNECTIONS_MAX_IDLE_MS, FETCH_MAX_BYTES, NUM_PARTITIONS, DEFAULT_REPLICATION_FACTOR,
         GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS,
-        ERROR_LOG_INTERVAL_MS);
+        ERROR_LOG_INTERVAL_MS, QUEUED_MAX_REQUEST_BYTES, SECURITY_PROTOCOL, ALLOW_PLAINTEXT, SSL_KEYSTORE_LOCATION,
+        SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH,
+        SSL_ENABLED_PROTOCOLS, SASL_ENABLED_MECHANISMS, SASL_USERS_FILE, AUTHENTICATION_TIMEOUT_MS);
+
+    /** The SASL mechanisms served. */
+    public static final List<String> MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256");
 
     private String host = "127.0.0.1";
     private int port = 9092;
@@ -57,6 +99,19 @@ public final class KafkaContext implements Cloneable
     private int groupMaxSessionTimeoutMs = 1_800_000;
     private int groupInitialRebalanceDelayMs = 3_000;
     private long errorLogIntervalMs = 10_000;
+    private long queuedMaxRequestBytes = 128L * 1024 * 1024;
+    private SecurityProtocol securityProtocol = SecurityProtocol.PLAINTEXT;
+    private boolean allowPlaintext;
+    private Path keystoreLocation;
+    private String keystorePassword;
+    private String keyPassword;
+    private Path truststoreLocation;
+    private String truststorePassword;
+    private String clientAuth = "none";
+    private List<String> enabledProtocols = List.of("TLSv1.3", "TLSv1.2");
+    private List<String> saslMechanisms = MECHANISMS;
+    private Path saslUsersFile;
+    private long authenticationTimeoutMs = 10_000;
 
     /**
      * Read the {@code kafka.*} keys of a properties map (other keys are ignored: the host's file holds them too).
@@ -88,6 +143,19 @@ public final class KafkaContext implements Cloneable
                 case GROUP_MAX_SESSION_TIMEOUT_MS -> ctx.groupMaxSessionTimeoutMs(parseInt(key, value));
                 case GROUP_INITIAL_REBALANCE_DELAY_MS -> ctx.groupInitialRebalanceDelayMs(parseInt(key, value));
                 case ERROR_LOG_INTERVAL_MS -> ctx.errorLogIntervalMs(parseInt(key, value));
+                case QUEUED_MAX_REQUEST_BYTES -> ctx.queuedMaxRequestBytes(parseLong(key, value));
+                case SECURITY_PROTOCOL -> ctx.securityProtocol(parseProtocol(value));
+                case ALLOW_PLAINTEXT -> ctx.allowPlaintext(parseBoolean(key, value));
+                case SSL_KEYSTORE_LOCATION -> ctx.sslKeystore(path(value), ctx.keystorePassword);
+                case SSL_KEYSTORE_PASSWORD -> ctx.sslKeystore(ctx.keystoreLocation, value);
+                case SSL_KEY_PASSWORD -> ctx.sslKeyPassword(value);
+                case SSL_TRUSTSTORE_LOCATION -> ctx.sslTruststore(path(value), ctx.truststorePassword);
+                case SSL_TRUSTSTORE_PASSWORD -> ctx.sslTruststore(ctx.truststoreLocation, value);
+                case SSL_CLIENT_AUTH -> ctx.sslClientAuth(value);
+                case SSL_ENABLED_PROTOCOLS -> ctx.sslEnabledProtocols(list(value));
+                case SASL_ENABLED_MECHANISMS -> ctx.saslEnabledMechanisms(list(value));
+                case SASL_USERS_FILE -> ctx.saslUsersFile(path(value));
+                case AUTHENTICATION_TIMEOUT_MS -> ctx.authenticationTimeoutMs(parseLong(key, value));
                 default -> throw new ConfigException(key, "unknown key (known: " + KEYS + ")");
             }
         }
@@ -104,6 +172,62 @@ public final class KafkaContext implements Cloneable
         {
             throw new ConfigException(key, "not an integer: '" + value + "'");
         }
+    }
+
+    private static long parseLong(final String key, final String value)
+    {
+        try
+        {
+            return Long.parseLong(value);
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigException(key, "not an integer: '" + value + "'");
+        }
+    }
+
+    private static boolean parseBoolean(final String key, final String value)
+    {
+        if ("true".equalsIgnoreCase(value))
+        {
+            return true;
+        }
+        if ("false".equalsIgnoreCase(value) || value.isEmpty())
+        {
+            return false;
+        }
+        throw new ConfigException(key, "must be true or false: '" + value + "'");
+    }
+
+    private static SecurityProtocol parseProtocol(final String value)
+    {
+        try
+        {
+            return SecurityProtocol.forName(value);
+        }
+        catch (final IllegalArgumentException ex)
+        {
+            throw new ConfigException(SECURITY_PROTOCOL, "one of PLAINTEXT, SSL, SASL_SSL, SASL_PLAINTEXT: '" +
+                value + "'");
+        }
+    }
+
+    private static Path path(final String value)
+    {
+        return value.isEmpty() ? null : Path.of(value);
+    }
+
+    private static List<String> list(final String value)
+    {
+        final List<String> items = new ArrayList<>();
+        for (final String item : value.split(","))
+        {
+            if (!item.isBlank())
+            {
+                items.add(item.trim());
+            }
+        }
+        return items;
     }
 
     private static String[] hostPort(final String key, final String value)
@@ -220,6 +344,85 @@ public final class KafkaContext implements Cloneable
         return this;
     }
 
+    /** @param bytes most bytes of requests read and not yet answered, over all connections. @return this */
+    public KafkaContext queuedMaxRequestBytes(final long bytes)
+    {
+        this.queuedMaxRequestBytes = bytes;
+        return this;
+    }
+
+    /** @param protocol PLAINTEXT, SSL, SASL_SSL or SASL_PLAINTEXT. @return this */
+    public KafkaContext securityProtocol(final SecurityProtocol protocol)
+    {
+        this.securityProtocol = protocol;
+        return this;
+    }
+
+    /** @param allow whether a PLAINTEXT listener may bind an address that is not loopback. @return this */
+    public KafkaContext allowPlaintext(final boolean allow)
+    {
+        this.allowPlaintext = allow;
+        return this;
+    }
+
+    /** @param location the key store file. @param password its password. @return this */
+    public KafkaContext sslKeystore(final Path location, final String password)
+    {
+        this.keystoreLocation = location;
+        this.keystorePassword = password;
+        return this;
+    }
+
+    /** @param password the private key's password, or null for the key store's. @return this */
+    public KafkaContext sslKeyPassword(final String password)
+    {
+        this.keyPassword = null == password || password.isEmpty() ? null : password;
+        return this;
+    }
+
+    /** @param location the trust store file, or null. @param password its password. @return this */
+    public KafkaContext sslTruststore(final Path location, final String password)
+    {
+        this.truststoreLocation = location;
+        this.truststorePassword = password;
+        return this;
+    }
+
+    /** @param mode none, requested or required. @return this */
+    public KafkaContext sslClientAuth(final String mode)
+    {
+        this.clientAuth = null == mode ? "" : mode.trim().toLowerCase(java.util.Locale.ROOT);
+        return this;
+    }
+
+    /** @param protocols TLS versions offered. @return this */
+    public KafkaContext sslEnabledProtocols(final List<String> protocols)
+    {
+        this.enabledProtocols = List.copyOf(protocols);
+        return this;
+    }
+
+    /** @param mechanisms SASL mechanisms offered. @return this */
+    public KafkaContext saslEnabledMechanisms(final List<String> mechanisms)
+    {
+        this.saslMechanisms = List.copyOf(mechanisms);
+        return this;
+    }
+
+    /** @param file {@code user=password} lines, readable by its owner only. @return this */
+    public KafkaContext saslUsersFile(final Path file)
+    {
+        this.saslUsersFile = file;
+        return this;
+    }
+
+    /** @param ms how long a connection may take to authenticate. @return this */
+    public KafkaContext authenticationTimeoutMs(final long ms)
+    {
+        this.authenticationTimeoutMs = ms;
+        return this;
+    }
+
     /**
      * @return this, after checking every value.
      * @throws ConfigException naming the first bad key.
@@ -264,7 +467,127 @@ public final class KafkaContext implements Cloneable
         {
             throw new ConfigException(ERROR_LOG_INTERVAL_MS, "not negative: " + errorLogIntervalMs);
         }
+        if (queuedMaxRequestBytes < 1024)
+        {
+            throw new ConfigException(QUEUED_MAX_REQUEST_BYTES, "at least 1024: " + queuedMaxRequestBytes);
+        }
+        if (authenticationTimeoutMs < 1)
+        {
+            throw new ConfigException(AUTHENTICATION_TIMEOUT_MS, "at least 1: " + authenticationTimeoutMs);
+        }
+        if (null == securityProtocol)
+        {
+            throw new ConfigException(SECURITY_PROTOCOL, "missing");
+        }
+        final boolean loopback = isLoopback(host);
+        if (securityProtocol == SecurityProtocol.PLAINTEXT && !loopback && !allowPlaintext)
+        {
+            throw new ConfigException(SECURITY_PROTOCOL, "PLAINTEXT on " + host + ", which is not a loopback " +
+                "address: anyone on the network could read and write every topic. Use SSL or SASL_SSL, or set " +
+                ALLOW_PLAINTEXT + "=true to accept that");
+        }
+        if (securityProtocol == SecurityProtocol.SASL_PLAINTEXT && !loopback)
+        {
+            throw new ConfigException(SECURITY_PROTOCOL, "SASL_PLAINTEXT sends passwords in the clear: only on a " +
+                "loopback address, not " + host + " (use SASL_SSL)");
+        }
+        if (usesTls())
+        {
+            if (null == keystoreLocation)
+            {
+                throw new ConfigException(SSL_KEYSTORE_LOCATION, "missing: " + securityProtocol + " needs the " +
+                    "listener's key store");
+            }
+            if (null == keystorePassword || keystorePassword.isEmpty())
+            {
+                throw new ConfigException(SSL_KEYSTORE_PASSWORD, "missing: the key store " + keystoreLocation +
+                    " needs its password");
+            }
+            if (null != truststoreLocation && (null == truststorePassword || truststorePassword.isEmpty()))
+            {
+                throw new ConfigException(SSL_TRUSTSTORE_PASSWORD, "missing: the trust store " +
+                    truststoreLocation + " needs its password");
+            }
+            if (!List.of("none", "requested", "required").contains(clientAuth))
+            {
+                throw new ConfigException(SSL_CLIENT_AUTH, "none, requested or required: '" + clientAuth + "'");
+            }
+            if (!clientAuth.equals("none") && null == truststoreLocation)
+            {
+                throw new ConfigException(SSL_TRUSTSTORE_LOCATION, "missing: " + SSL_CLIENT_AUTH + "=" +
+                    clientAuth + " needs the certificates that sign clients' certificates");
+            }
+            if (enabledProtocols.isEmpty())
+            {
+                throw new ConfigException(SSL_ENABLED_PROTOCOLS, "at least one TLS version");
+            }
+            for (final String protocol : enabledProtocols)
+            {
+                if (!protocol.equals("TLSv1.3") && !protocol.equals("TLSv1.2"))
+                {
+                    throw new ConfigException(SSL_ENABLED_PROTOCOLS, "TLSv1.3 or TLSv1.2, not '" + protocol + "'");
+                }
+            }
+        }
+        if (usesSasl())
+        {
+            if (saslMechanisms.isEmpty())
+            {
+                throw new ConfigException(SASL_ENABLED_MECHANISMS, "at least one of " + MECHANISMS);
+            }
+            for (final String mechanism : saslMechanisms)
+            {
+                if (!MECHANISMS.contains(mechanism))
+                {
+                    throw new ConfigException(SASL_ENABLED_MECHANISMS, "one of " + MECHANISMS + ", not '" +
+                        mechanism + "'");
+                }
+            }
+            if (null == saslUsersFile)
+            {
+                throw new ConfigException(SASL_USERS_FILE, "missing: " + securityProtocol + " needs the users' " +
+                    "credentials");
+            }
+        }
         return this;
+    }
+
+    /**
+     * @return whether {@code host} names a loopback address: 127.0.0.0/8, ::1, or a name that resolves to one
+     *         (only such names are looked up: an IP literal is not).
+     */
+    static boolean isLoopback(final String host)
+    {
+        final String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) :
+            host;
+        try
+        {
+            final InetAddress[] addresses = InetAddress.getAllByName(bare);
+            for (final InetAddress address : addresses)
+            {
+                if (!address.isLoopbackAddress())
+                {
+                    return false;
+                }
+            }
+            return addresses.length > 0;
+        }
+        catch (final UnknownHostException ex)
+        {
+            return false;
+        }
+    }
+
+    /** @return whether the listener speaks TLS (SSL, SASL_SSL). */
+    public boolean usesTls()
+    {
+        return securityProtocol == SecurityProtocol.SSL || securityProtocol == SecurityProtocol.SASL_SSL;
+    }
+
+    /** @return whether clients authenticate with SASL (SASL_SSL, SASL_PLAINTEXT). */
+    public boolean usesSasl()
+    {
+        return securityProtocol == SecurityProtocol.SASL_SSL || securityProtocol == SecurityProtocol.SASL_PLAINTEXT;
     }
 
     @Override
@@ -362,5 +685,97 @@ public final class KafkaContext implements Cloneable
     public long errorLogIntervalMs()
     {
         return errorLogIntervalMs;
+    }
+
+    /** @return most bytes of requests read and not yet answered, over all connections. */
+    public long queuedMaxRequestBytes()
+    {
+        return queuedMaxRequestBytes;
+    }
+
+    /** @return the listener's security protocol. */
+    public SecurityProtocol securityProtocol()
+    {
+        return securityProtocol;
+    }
+
+    /** @return whether PLAINTEXT may bind an address that is not loopback. */
+    public boolean allowPlaintext()
+    {
+        return allowPlaintext;
+    }
+
+    /** @return the key store, or null. */
+    public Path sslKeystoreLocation()
+    {
+        return keystoreLocation;
+    }
+
+    String sslKeystorePassword()
+    {
+        return keystorePassword;
+    }
+
+    String sslKeyPassword()
+    {
+        return null == keyPassword ? keystorePassword : keyPassword;
+    }
+
+    /** @return the trust store, or null. */
+    public Path sslTruststoreLocation()
+    {
+        return truststoreLocation;
+    }
+
+    String sslTruststorePassword()
+    {
+        return truststorePassword;
+    }
+
+    /** @return none, requested or required. */
+    public String sslClientAuth()
+    {
+        return clientAuth;
+    }
+
+    /** @return TLS versions offered. */
+    public List<String> sslEnabledProtocols()
+    {
+        return enabledProtocols;
+    }
+
+    /** @return SASL mechanisms offered. */
+    public List<String> saslEnabledMechanisms()
+    {
+        return saslMechanisms;
+    }
+
+    /** @return the users' credentials file, or null. */
+    public Path saslUsersFile()
+    {
+        return saslUsersFile;
+    }
+
+    /** @return how long a connection may take to authenticate. */
+    public long authenticationTimeoutMs()
+    {
+        return authenticationTimeoutMs;
+    }
+
+    /** @return the security protocol and what it uses, without passwords (for {@code tidemark host}'s output). */
+    public String describeSecurity()
+    {
+        final StringBuilder text = new StringBuilder(securityProtocol.name);
+        if (usesSasl())
+        {
+            text.append(" (SASL ").append(String.join(",", saslMechanisms)).append(", users ").append(saslUsersFile)
+                .append(')');
+        }
+        if (usesTls())
+        {
+            text.append(" (TLS ").append(String.join(",", enabledProtocols)).append(", key store ")
+                .append(keystoreLocation).append(", client certificates ").append(clientAuth).append(')');
+        }
+        return text.toString();
     }
 }

@@ -23,6 +23,7 @@ import java.nio.channels.SelectionKey;
 import java.nio.channels.Selector;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
@@ -36,7 +37,7 @@ import java.util.function.Supplier;
  * {@link Agent} on one thread, that answers Kafka clients with the partitions this host leads, the cluster's
  * metadata, and (when this broker is the coordinator) consumer groups.
  * <pre>{@code
- * KafkaListener listener = KafkaListener.start(new KafkaContext().listener("0.0.0.0:9092"), hostId, metadata,
+ * KafkaListener listener = KafkaListener.start(new KafkaContext().listener("127.0.0.1:9092"), hostId, metadata,
  *     node::leaderPartitions, sessions, groups, admin, errorHandler);
  * }</pre>
  * Requests are parsed and responses written with kafka-clients' generated message classes. A connection's
@@ -47,6 +48,12 @@ import java.util.function.Supplier;
  * Bad input (a frame size out of bounds, an unknown API key, a request that does not parse) closes that
  * connection, counts it ({@link #badFrames()}) and logs at most one line per {@code kafka.error.log.interval.ms};
  * the listener keeps serving everyone else.
+ * <p>
+ * Security ({@code kafka.security.protocol}): connections speak TLS through {@link TlsTransport} (SSL, SASL_SSL) and
+ * authenticate with SASL ({@link SaslRequests}: PLAIN, SCRAM-SHA-256) before any other request is served; a failed
+ * or unfinished authentication closes the connection ({@link #failedAuthentications()}). Memory: the bytes of
+ * requests read and not yet answered stay within {@code kafka.queued.max.request.bytes}; a connection whose next
+ * request does not fit is not read until answers give bytes back ({@link #memoryMutes()}).
  * <p>
  * Thread-safe: {@link #close()} and the counters from any thread; everything else on the agent's thread.
  */
@@ -76,6 +83,15 @@ public final class KafkaListener implements Agent, AutoCloseable
     private final AtomicLong badFrames = new AtomicLong();
     private final AtomicLong refusedConnections = new AtomicLong();
     private final AtomicLong lostCompletions = new AtomicLong();
+    private final AtomicLong failedAuthentications = new AtomicLong();
+    private final AtomicLong memoryMutes = new AtomicLong();
+    private final KafkaSecurity security;
+    /** Connections waiting for request budget, first come first served. */
+    private final ArrayDeque<KafkaConnection> memoryWaiters = new ArrayDeque<>();
+    private volatile long queuedRequestBytes;
+    private volatile long maxQueuedRequestBytes;
+    private boolean memoryFreed;
+    private volatile int memoryWaiterCount;
     private final SelectorIdleStrategy idleStrategy = new SelectorIdleStrategy();
     private final TopicIds topicIds;
     private final org.agrona.concurrent.MessageHandler completionHandler = this::onCompletion;
@@ -92,6 +108,7 @@ public final class KafkaListener implements Agent, AutoCloseable
         final TopicAdmin admin, final ErrorHandler errorHandler)
     {
         this.ctx = ctx.clone().validate();
+        this.security = KafkaSecurity.create(this.ctx);
         this.brokerId = brokerId;
         this.metadata = metadata;
         this.partitions = partitions;
@@ -123,7 +140,7 @@ public final class KafkaListener implements Agent, AutoCloseable
             return thread;
         });
         this.topicIds = new TopicIds(metadata.clusterId());
-        this.apis = new KafkaApis(this, groups, admin);
+        this.apis = new KafkaApis(this, groups, admin, security.users());
     }
 
     /**
@@ -179,6 +196,52 @@ public final class KafkaListener implements Agent, AutoCloseable
     public long refusedConnections()
     {
         return refusedConnections.get();
+    }
+
+    /**
+     * @return connections closed for failing to authenticate: a TLS handshake that failed or did not finish within
+     *         {@code kafka.authentication.timeout.ms}, a SASL authentication that failed, a request before
+     *         authentication.
+     */
+    public long failedAuthentications()
+    {
+        return failedAuthentications.get();
+    }
+
+    /** @return bytes of requests read (or being read) and not yet answered, over all connections. */
+    public long queuedRequestBytes()
+    {
+        return queuedRequestBytes;
+    }
+
+    /** @return the most {@link #queuedRequestBytes()} have been since the listener started. */
+    public long maxQueuedRequestBytes()
+    {
+        return maxQueuedRequestBytes;
+    }
+
+    /** @return times a connection stopped reading because {@code kafka.queued.max.request.bytes} were taken. */
+    public long memoryMutes()
+    {
+        return memoryMutes.get();
+    }
+
+    /** @return connections waiting for request budget now. */
+    public int memoryWaiters()
+    {
+        return memoryWaiterCount;
+    }
+
+    /** @return the listener's security protocol. */
+    public org.apache.kafka.common.security.auth.SecurityProtocol securityProtocol()
+    {
+        return ctx.securityProtocol();
+    }
+
+    /** @return the security protocol and what it uses (mechanisms, TLS versions, files; never a password). */
+    public String securityDescription()
+    {
+        return ctx.describeSecurity();
     }
 
     /** @return produce outcomes dropped because the listener fell behind (the clients time out and retry). */
@@ -286,6 +349,7 @@ public final class KafkaListener implements Agent, AutoCloseable
         {
             work += onSelected();
         }
+        work += readBuffered();
         work += completions.read(completionHandler, 1024);
         Runnable task;
         while (null != (task = tasks.poll()))
@@ -303,6 +367,95 @@ public final class KafkaListener implements Agent, AutoCloseable
             closeIdle(now);
         }
         work += flushAll();
+        if (memoryFreed)
+        {
+            memoryFreed = false;
+            work += resumeMemoryWaiters();
+        }
+        return work;
+    }
+
+    /**
+     * TLS connections may hold decrypted bytes the socket will not signal again (a read stopped at a frame, the
+     * in-flight limit, back-pressure): read them when the connection may read.
+     */
+    private int readBuffered()
+    {
+        if (!security.tls())
+        {
+            return 0;
+        }
+        int work = 0;
+        for (int i = connections.size() - 1; i >= 0; i--)
+        {
+            final KafkaConnection connection = connections.get(i);
+            if (connection.mayRead() && connection.transport.hasBufferedInput())
+            {
+                work += read(connection);
+            }
+        }
+        return work;
+    }
+
+    /** Take {@code bytes} of the request budget for a connection that is not waiting, or refuse. */
+    private boolean reserve(final int bytes)
+    {
+        if (!memoryWaiters.isEmpty() || queuedRequestBytes + bytes > ctx.queuedMaxRequestBytes())
+        {
+            return false;
+        }
+        queuedRequestBytes += bytes;
+        if (queuedRequestBytes > maxQueuedRequestBytes)
+        {
+            maxQueuedRequestBytes = queuedRequestBytes;
+        }
+        return true;
+    }
+
+    /** Answers (or a closed connection) gave budget back. */
+    private void release(final long bytes)
+    {
+        queuedRequestBytes -= bytes;
+        memoryFreed = true;
+    }
+
+    private void muteForMemory(final KafkaConnection connection)
+    {
+        connection.memoryMuted = true;
+        memoryWaiters.addLast(connection);
+        memoryWaiterCount = memoryWaiters.size();
+        memoryMutes.incrementAndGet();
+        connection.key.interestOps(connection.key.interestOps() & ~SelectionKey.OP_READ);
+    }
+
+    /** Give the budget freed to waiting connections, first come first served, and read on. */
+    private int resumeMemoryWaiters()
+    {
+        int work = 0;
+        KafkaConnection head;
+        while (null != (head = memoryWaiters.peekFirst()))
+        {
+            final int bytes = head.pendingSize();
+            if (queuedRequestBytes + bytes > ctx.queuedMaxRequestBytes())
+            {
+                break;
+            }
+            memoryWaiters.pollFirst();
+            memoryWaiterCount = memoryWaiters.size();
+            queuedRequestBytes += bytes;
+            if (queuedRequestBytes > maxQueuedRequestBytes)
+            {
+                maxQueuedRequestBytes = queuedRequestBytes;
+            }
+            head.memoryMuted = false;
+            head.startFrame();
+            work++;
+            read(head);
+            if (!head.closed && head.mayRead())
+            {
+                head.key.interestOps(head.key.interestOps() | SelectionKey.OP_READ);
+            }
+        }
         return work;
     }
 
@@ -326,9 +479,16 @@ public final class KafkaListener implements Agent, AutoCloseable
             final KafkaConnection connection = (KafkaConnection)key.attachment();
             if (key.isWritable())
             {
-                flush(connection);
+                if (connection.transport.ready())
+                {
+                    flush(connection);
+                }
+                else
+                {
+                    work += read(connection); // the TLS handshake goes on
+                }
             }
-            if (key.isReadable())
+            if (key.isReadable() && !connection.closed)
             {
                 work += read(connection);
             }
@@ -361,8 +521,25 @@ public final class KafkaListener implements Agent, AutoCloseable
             }
             channel.configureBlocking(false);
             channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            final KafkaConnection connection = new KafkaConnection(nextConnectionId++, channel,
-                String.valueOf(channel.getRemoteAddress()), System.currentTimeMillis());
+            final InetSocketAddress peer = (InetSocketAddress)channel.getRemoteAddress();
+            final Transport transport;
+            try
+            {
+                transport = security.tls() ? new TlsTransport(channel, security.newEngine(peer.getHostString(),
+                    peer.getPort())) : new PlainTransport(channel);
+            }
+            catch (final IOException | RuntimeException ex)
+            {
+                errorHandler.onError(ex);
+                CloseHelper.quietClose(channel);
+                continue;
+            }
+            final KafkaConnection connection = new KafkaConnection(nextConnectionId++, channel, transport,
+                String.valueOf(peer), System.currentTimeMillis(), this::release);
+            if (null != security.users())
+            {
+                connection.sasl = apis.sasl().newState();
+            }
             connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
             connections.add(connection);
             accepted++;
@@ -381,6 +558,23 @@ public final class KafkaListener implements Agent, AutoCloseable
                 if (read == KafkaConnection.Read.NONE)
                 {
                     break;
+                }
+                if (read == KafkaConnection.Read.SIZED)
+                {
+                    final int length = connection.pendingSize();
+                    if (length > ctx.queuedMaxRequestBytes())
+                    {
+                        badFrame(connection, "request size " + length + " above the listener's request budget " +
+                            ctx.queuedMaxRequestBytes() + " (" + KafkaContext.QUEUED_MAX_REQUEST_BYTES + ")");
+                        return requests;
+                    }
+                    if (!reserve(length))
+                    {
+                        muteForMemory(connection);
+                        return requests;
+                    }
+                    connection.startFrame();
+                    continue;
                 }
                 if (read == KafkaConnection.Read.EOF)
                 {
@@ -404,12 +598,36 @@ public final class KafkaListener implements Agent, AutoCloseable
             {
                 connection.key.interestOps(connection.key.interestOps() & ~SelectionKey.OP_READ);
             }
+            if (!connection.closed && !connection.transport.ready() && connection.transport.wantsWrite())
+            {
+                connection.key.interestOps(connection.key.interestOps() | SelectionKey.OP_WRITE);
+            }
         }
-        catch (final IOException ex)
+        catch (final javax.net.ssl.SSLException ex)
+        {
+            if (connection.transport.ready())
+            {
+                badFrame(connection, "TLS failed: " + ex.getMessage());
+            }
+            else
+            {
+                authenticationFailed(connection, "TLS handshake failed: " + ex.getMessage());
+                close(connection);
+            }
+        }
+        catch (final IOException | java.nio.channels.CancelledKeyException ex)
         {
             close(connection);
         }
         return requests;
+    }
+
+    /** A connection failed to authenticate: count it and log (rate-limited); the caller closes it. */
+    void authenticationFailed(final KafkaConnection connection, final String why)
+    {
+        failedAuthentications.incrementAndGet();
+        logLimited("authentication of connection " + connection.remote + " to broker " + brokerId + " failed: " +
+            why);
     }
 
     /** A connection sent something that is not a Kafka request: close it, count it, log (rate-limited). */
@@ -477,6 +695,12 @@ public final class KafkaListener implements Agent, AutoCloseable
             {
                 close(connection);
             }
+            else if (!connection.authenticated() && now - connection.openedMs > ctx.authenticationTimeoutMs())
+            {
+                authenticationFailed(connection, "not authenticated within " + ctx.authenticationTimeoutMs() +
+                    " ms (" + KafkaContext.AUTHENTICATION_TIMEOUT_MS + ")");
+                close(connection);
+            }
         }
     }
 
@@ -489,11 +713,21 @@ public final class KafkaListener implements Agent, AutoCloseable
         connection.closed = true;
         connections.remove(connection);
         apis.onClose(connection);
+        if (connection.memoryMuted)
+        {
+            memoryWaiters.remove(connection);
+            memoryWaiterCount = memoryWaiters.size();
+        }
+        if (connection.reservedBytes > 0)
+        {
+            release(connection.reservedBytes);
+            connection.reservedBytes = 0;
+        }
         if (null != connection.key)
         {
             connection.key.cancel();
         }
-        CloseHelper.quietClose(connection.channel);
+        connection.transport.close();
     }
 
     /** @return connections open now. */

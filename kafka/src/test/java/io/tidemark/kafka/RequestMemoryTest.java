@@ -1,0 +1,177 @@
+package io.tidemark.kafka;
+
+import io.tidemark.replication.ReplicationCluster;
+import io.tidemark.replication.ReplicationContext;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.OutputStream;
+import java.net.Socket;
+import java.nio.ByteBuffer;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static io.tidemark.kafka.KafkaSecurityTest.await;
+import static io.tidemark.kafka.KafkaSecurityTest.closedByPeer;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * {@code kafka.queued.max.request.bytes}: the bytes of requests read and not yet answered, over all connections,
+ * stay within the budget. A connection whose next request does not fit stops being read (its bytes wait in the
+ * socket, no buffer is allocated) and resumes, first come first served, when answers give bytes back; a request
+ * larger than the whole budget closes its connection. Shown step by step with raw sockets, then with eight
+ * KafkaProducers sending large batches at once.
+ */
+class RequestMemoryTest
+{
+    @TempDir
+    Path root;
+
+    private static byte[] prefix(final int size)
+    {
+        return ByteBuffer.allocate(4).putInt(size).array();
+    }
+
+    private static byte[] garbage(final int size)
+    {
+        final byte[] bytes = new byte[size];
+        Arrays.fill(bytes, (byte)0xFF); // API key -1: a bad frame once read
+        return bytes;
+    }
+
+    @Test
+    void aConnectionWaitsForBudgetAndAnOversizedRequestIsRefused() throws Exception
+    {
+        final int budget = 64 * 1024;
+        final int frame = 40_000;
+        try (ReplicationCluster cluster = ReplicationCluster.start(root, 1, new ReplicationContext());
+             InProcessKafka kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
+                 .maxRequestBytes(1024 * 1024).queuedMaxRequestBytes(budget).errorLogIntervalMs(60_000)))
+        {
+            final KafkaListener listener = kafka.listener(0);
+            final int port = listener.port();
+            try (Socket a = new Socket("127.0.0.1", port); Socket b = new Socket("127.0.0.1", port))
+            {
+                // A announces 40000 bytes and sends 100: the listener holds 40000 of the budget for it
+                final OutputStream outA = a.getOutputStream();
+                outA.write(prefix(frame));
+                outA.write(garbage(100));
+                outA.flush();
+                assertTrue(await(() -> listener.queuedRequestBytes() == frame, 30_000),
+                    "A's request is reserved: " + listener.queuedRequestBytes());
+
+                // B sends a whole 40000-byte request: it does not fit beside A's, so B is not read
+                final OutputStream outB = b.getOutputStream();
+                outB.write(prefix(frame));
+                outB.write(garbage(frame));
+                outB.flush();
+                assertTrue(await(() -> listener.memoryWaiters() == 1, 30_000), "B waits for budget");
+                assertEquals(1, listener.memoryMutes());
+                assertEquals(frame, listener.queuedRequestBytes(), "no buffer for B while it waits");
+                assertEquals(0, listener.badFrames());
+
+                // A's request completes (a bad frame: closed), its bytes come back, and B is read
+                outA.write(garbage(frame - 100));
+                outA.flush();
+                assertTrue(closedByPeer(a, 30_000));
+                assertTrue(closedByPeer(b, 30_000), "B was read once A's bytes came back (and closed: garbage)");
+                assertEquals(2, listener.badFrames());
+                assertTrue(await(() -> listener.queuedRequestBytes() == 0, 30_000));
+                assertEquals(0, listener.memoryWaiters());
+                assertTrue(listener.maxQueuedRequestBytes() <= budget);
+            }
+            try (Socket c = new Socket("127.0.0.1", port))
+            {
+                // within kafka.max.request.bytes, above the whole budget: refused at its size prefix
+                c.getOutputStream().write(prefix(budget + 1));
+                assertTrue(closedByPeer(c, 30_000));
+                assertEquals(3, listener.badFrames());
+            }
+            assertEquals(0, listener.queuedRequestBytes());
+        }
+    }
+
+    @Test
+    void manyProducersSendingLargeBatchesStayWithinTheBudget() throws Exception
+    {
+        final int budget = 1024 * 1024;
+        final int producers = 8;
+        final int recordsEach = 120;
+        final String topic = "big";
+        try (ReplicationCluster cluster = ReplicationCluster.start(root, 3, new ReplicationContext()
+            .hostSessionTimeoutMs(10_000));
+             InProcessKafka kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
+                 .queuedMaxRequestBytes(budget)))
+        {
+            final Properties adminProps = new Properties();
+            adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            try (Admin admin = Admin.create(adminProps))
+            {
+                admin.createTopics(List.of(new NewTopic(topic, 3, (short)3))).all().get(60, TimeUnit.SECONDS);
+            }
+            final ExecutorService pool = Executors.newFixedThreadPool(producers);
+            final List<Future<Integer>> results = new ArrayList<>();
+            final String value = "v".repeat(10_000);
+            for (int p = 0; p < producers; p++)
+            {
+                final int id = p;
+                results.add(pool.submit(() ->
+                {
+                    final Properties props = ClientProps.producer(kafka.bootstrapServers(), "all", true);
+                    props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(200 * 1024));
+                    props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(400 * 1024));
+                    props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
+                    props.put(ProducerConfig.BUFFER_MEMORY_CONFIG, Integer.toString(8 * 1024 * 1024));
+                    int acknowledged = 0;
+                    try (KafkaProducer<String, String> producer = new KafkaProducer<>(props))
+                    {
+                        final List<Future<RecordMetadata>> acks = new ArrayList<>();
+                        for (int i = 0; i < recordsEach; i++)
+                        {
+                            acks.add(producer.send(new ProducerRecord<>(topic, id + "-" + i, value)));
+                        }
+                        for (final Future<RecordMetadata> ack : acks)
+                        {
+                            ack.get(120, TimeUnit.SECONDS);
+                            acknowledged++;
+                        }
+                    }
+                    return acknowledged;
+                }));
+            }
+            int acknowledged = 0;
+            for (final Future<Integer> result : results)
+            {
+                acknowledged += result.get(300, TimeUnit.SECONDS);
+            }
+            pool.shutdown();
+            assertEquals(producers * recordsEach, acknowledged);
+            long mutes = 0;
+            for (int id = 0; id < 3; id++)
+            {
+                final KafkaListener listener = kafka.listener(id);
+                assertTrue(listener.maxQueuedRequestBytes() <= budget, "broker " + id + " held " +
+                    listener.maxQueuedRequestBytes() + " bytes of requests, above the budget " + budget);
+                assertEquals(0, listener.badFrames());
+                mutes += listener.memoryMutes();
+            }
+            // 8 producers x up to 400 KiB in flight against 1 MiB: the listeners had to stop reading
+            assertTrue(mutes > 0, "no connection ever waited for budget");
+        }
+    }
+}
