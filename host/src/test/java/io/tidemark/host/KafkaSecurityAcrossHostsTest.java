@@ -69,6 +69,10 @@ class KafkaSecurityAcrossHostsTest
         {
             cluster.start();
             final String bootstrap = cluster.kafkaBootstrap();
+            // the host's start line names the listener's protocol (as tidemark host prints it)
+            assertTrue(ProcessCluster.await(() -> cluster.host(0).output().contains("Kafka listener 127.0.0.1:") &&
+                cluster.host(0).output().contains(" SASL_SSL (SASL PLAIN,SCRAM-SHA-256"), 30_000),
+                cluster.host(0).output());
             try (Admin admin = Admin.create(secure(new Properties(), bootstrap, "PLAIN", "app", "app-password",
                 truststore)))
             {

@@ -382,6 +382,52 @@ class KafkaSecurityTest
     }
 
     @Test
+    void saslPlaintextOnLoopbackAndMutualTls() throws Exception
+    {
+        try (InProcessKafka saslPlaintext = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
+            .securityProtocol(SecurityProtocol.SASL_PLAINTEXT).saslUsersFile(users).errorLogIntervalMs(60_000));
+             InProcessKafka mutualTls = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
+                 .securityProtocol(SecurityProtocol.SSL).sslKeystore(certificates.keystore, TestCertificates.PASSWORD)
+                 .sslTruststore(certificates.untrustedTruststore, TestCertificates.PASSWORD).sslClientAuth("required")
+                 .errorLogIntervalMs(60_000)))
+        {
+            final Properties sasl = new Properties();
+            sasl.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, saslPlaintext.bootstrapServers());
+            sasl.put("security.protocol", "SASL_PLAINTEXT");
+            sasl.put("sasl.mechanism", "SCRAM-SHA-256");
+            sasl.put("sasl.jaas.config", "org.apache.kafka.common.security.scram.ScramLoginModule required " +
+                "username=\"" + BOB + "\" password=\"" + BOB_PASSWORD + "\";");
+            try (Admin admin = Admin.create(sasl))
+            {
+                assertEquals(3, admin.describeCluster().nodes().get(60, TimeUnit.SECONDS).size());
+            }
+
+            // mutual TLS: a client with a certificate the listener trusts gets in, one without does not
+            final Properties tls = new Properties();
+            tls.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, mutualTls.bootstrapServers());
+            tls.put(AdminClientConfig.DEFAULT_API_TIMEOUT_MS_CONFIG, "60000");
+            tls.put("security.protocol", "SSL");
+            tls.put("ssl.truststore.location", certificates.truststore.toString());
+            tls.put("ssl.truststore.password", TestCertificates.PASSWORD);
+            tls.put("ssl.truststore.type", "PKCS12");
+            try (Admin admin = Admin.create(tls))
+            {
+                final ExecutionException failure = assertThrows(ExecutionException.class,
+                    () -> admin.describeCluster().nodes().get(60, TimeUnit.SECONDS));
+                assertTrue(causedBy(failure, SslAuthenticationException.class), failure.getCause().toString());
+            }
+            tls.put("ssl.keystore.location", certificates.otherKeystore.toString());
+            tls.put("ssl.keystore.password", TestCertificates.PASSWORD);
+            tls.put("ssl.key.password", TestCertificates.PASSWORD);
+            tls.put("ssl.keystore.type", "PKCS12");
+            try (Admin admin = Admin.create(tls))
+            {
+                assertEquals(3, admin.describeCluster().nodes().get(60, TimeUnit.SECONDS).size());
+            }
+        }
+    }
+
+    @Test
     void configurationErrorsNameTheirKey() throws Exception
     {
         assertEquals(KafkaContext.SECURITY_PROTOCOL, assertThrows(ConfigException.class,

@@ -23,19 +23,22 @@ final class TestCertificates
     final Path keystore;
     final Path truststore;
     final Path untrustedTruststore;
+    /** The key store whose certificate {@link #untrustedTruststore} holds: a client's, for mutual TLS. */
+    final Path otherKeystore;
 
     private TestCertificates(final Path dir)
     {
         this.keystore = dir.resolve("listener.p12");
         this.truststore = dir.resolve("client-trust.p12");
         this.untrustedTruststore = dir.resolve("other-trust.p12");
+        this.otherKeystore = dir.resolve("other.p12");
     }
 
     /** Generate the stores in {@code dir} (runs keytool five times). */
     static TestCertificates generate(final Path dir) throws IOException, InterruptedException
     {
         final TestCertificates certificates = new TestCertificates(dir);
-        final Path other = dir.resolve("other.p12");
+        final Path other = certificates.otherKeystore;
         keyPair(certificates.keystore, "listener");
         keyPair(other, "other");
         trust(certificates.keystore, "listener", certificates.truststore, dir.resolve("listener.crt"));
