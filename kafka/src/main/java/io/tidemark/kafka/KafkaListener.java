@@ -62,6 +62,11 @@ public final class KafkaListener implements Agent, AutoCloseable
     private static final int COMPLETION = 1;
     private static final int COMPLETION_LENGTH = 20;
     private static final long PARKED_FETCH_POLL_MS = 1;
+    /**
+     * Largest request of a connection that has not authenticated yet (SASL's requests are small): Kafka's
+     * {@code sasl.server.max.receive.size} default, so that unauthenticated peers cannot hold the request budget.
+     */
+    static final int MAX_UNAUTHENTICATED_REQUEST_BYTES = 512 * 1024;
 
     private final KafkaContext ctx;
     private final int brokerId;
@@ -562,6 +567,13 @@ public final class KafkaListener implements Agent, AutoCloseable
                 if (read == KafkaConnection.Read.SIZED)
                 {
                     final int length = connection.pendingSize();
+                    if (length > MAX_UNAUTHENTICATED_REQUEST_BYTES && !connection.authenticated())
+                    {
+                        authenticationFailed(connection, "a request of " + length + " bytes before " +
+                            "authentication (at most " + MAX_UNAUTHENTICATED_REQUEST_BYTES + ")");
+                        close(connection);
+                        return requests;
+                    }
                     if (length > ctx.queuedMaxRequestBytes())
                     {
                         badFrame(connection, "request size " + length + " above the listener's request budget " +

@@ -257,6 +257,15 @@ class KafkaSecurityTest
             assertEquals(null, ProtocolFuzzTest.exchange(socket, ProtocolFuzzTest.frame(metadata, (short)12, 2),
                 new RequestHeader(ApiKeys.METADATA, (short)12, "fuzz", 2)), "closed, not answered");
         }
+        try (SSLSocket socket = tlsSocket(port, "TLSv1.3"))
+        {
+            // a large request before authentication is refused at its size prefix
+            socket.getOutputStream().write(ByteBuffer.allocate(4).putInt(KafkaListener
+                .MAX_UNAUTHENTICATED_REQUEST_BYTES + 1).array());
+            socket.getOutputStream().flush();
+            assertTrue(closedByPeer(socket, 30_000));
+        }
+        final long badBefore = kafka.listener(0).badFrames();
         try (SSLSocket socket = tlsSocket(port, "TLSv1.2"))
         {
             socket.startHandshake(); // a second handshake on the connection: renegotiation, refused
@@ -266,7 +275,9 @@ class KafkaSecurityTest
         {
             // the refusal may surface in startHandshake itself
         }
-        assertTrue(await(() -> failedAuthentications() >= before + 1, 30_000));
+        assertTrue(await(() -> kafka.listener(0).badFrames() > badBefore, 30_000),
+            "the listener saw the renegotiation and refused it");
+        assertTrue(await(() -> failedAuthentications() >= before + 2, 30_000));
         assertServing();
     }
 
