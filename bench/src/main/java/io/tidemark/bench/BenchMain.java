@@ -1,6 +1,7 @@
 package io.tidemark.bench;
 
 import io.tidemark.bench.multiprocess.AuthOverheadCommand;
+import io.tidemark.bench.multiprocess.KafkaClientsCommand;
 import io.tidemark.bench.multiprocess.MultiProcessCommand;
 import io.tidemark.bench.report.JmhSummary;
 import io.tidemark.bench.report.PerfRun;
@@ -42,6 +43,7 @@ import java.util.concurrent.Callable;
  *   java -jar bench/target/tidemark-bench.jar full                  # the full matrix, ~20 minutes
  *   java -jar bench/target/tidemark-bench.jar run --acks all --partitions 4 --load open --rate 50000
  *   java -jar bench/target/tidemark-bench.jar multiprocess          # 3 host JVMs on loopback, acks sweep, ~3 min
+ *   java -jar bench/target/tidemark-bench.jar kafka-clients         # KafkaProducer: Tidemark's listener vs Kafka
  *   java -jar bench/target/tidemark-bench.jar jmh-quick             # JMH, short (~5 minutes)
  *   java -jar bench/target/tidemark-bench.jar jmh -f 3 -wi 5 -i 10  # JMH, any JMH options
  *   java -jar bench/target/tidemark-bench.jar jmh -h                # JMH's own options
@@ -53,11 +55,13 @@ import java.util.concurrent.Callable;
     version = "tidemark-bench 0.1.0-SNAPSHOT (JMH 1.37)",
     description = "Runs Tidemark's benchmarks and writes a report to " +
         "<results-dir>/<yyyy-MM-dd>_<git short sha or 'nogit'>/ (summary.md, env.txt, and summary.json, .hgrm files " +
-        "and charts for the harness, jmh-result.json for JMH; multiprocess: <yyyy-MM-dd>_multiprocess-<sha>/), " +
+        "and charts for the harness, jmh-result.json for JMH; multiprocess: <yyyy-MM-dd>_multiprocess-<sha>/, " +
+        "kafka-clients: <yyyy-MM-dd>_kafka-clients-<sha>/), " +
         "then indexes it in <results-dir>/README.md.",
-    subcommands = {HarnessCommands.Quick.class, HarnessCommands.Full.class, HarnessCommands.Run.class,
-        MultiProcessCommand.class, AuthOverheadCommand.class, io.tidemark.bench.peer.WriterBench.class,
-        IsrFlapBench.class, BenchMain.JmhQuick.class, BenchMain.Jmh.class, CommandLine.HelpCommand.class})
+    subcommands = {HarnessCommands.Quick.class, HarnessCommands.Full.class, RunCommand.class,
+        MultiProcessCommand.class, KafkaClientsCommand.class, AuthOverheadCommand.class,
+        io.tidemark.bench.peer.WriterBench.class, IsrFlapBench.class, BenchMain.JmhQuick.class, BenchMain.Jmh.class,
+        CommandLine.HelpCommand.class})
 public final class BenchMain implements Callable<Integer>
 {
     /**
@@ -102,15 +106,6 @@ public final class BenchMain implements Callable<Integer>
             "Missing subcommand: quick (start here), full, run, multiprocess, jmh-quick or jmh");
     }
 
-    /** Options shared by the subcommands. */
-    static final class ReportOptions
-    {
-        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
-            description = "Where run directories are created (default: ${DEFAULT-VALUE}, relative to the " +
-                "current directory, ignored by git; the project publishes runs with --results-dir perf-results).")
-        Path resultsDir;
-    }
-
     /** A short JMH run of every microbenchmark. */
     @Command(
         name = "jmh-quick",
@@ -123,7 +118,7 @@ public final class BenchMain implements Callable<Integer>
         CommandSpec spec;
 
         @Mixin
-        ReportOptions report;
+        BenchOptions.Results report;
 
         @Option(names = "--include", paramLabel = "REGEX", defaultValue = STORE_BENCHMARKS,
             description = "Benchmarks to run (JMH include regex; default: ${DEFAULT-VALUE}).")
@@ -182,7 +177,7 @@ public final class BenchMain implements Callable<Integer>
         CommandSpec spec;
 
         @Mixin
-        ReportOptions report;
+        BenchOptions.Results report;
 
         @Option(names = "--no-gc-profiler", description = "Do not add -prof gc.")
         boolean noGcProfiler;
@@ -289,13 +284,13 @@ public final class BenchMain implements Callable<Integer>
 
     private static int runAndReport(
         final CommandSpec spec,
-        final ReportOptions report,
+        final BenchOptions.Results report,
         final ChainedOptionsBuilder options,
         final List<String> forkedJvmArgs) throws IOException
     {
         final PrintWriter out = spec.commandLine().getOut();
         final PrintWriter err = spec.commandLine().getErr();
-        final PerfRun run = PerfRun.start(report.resultsDir, Path.of("").toAbsolutePath(),
+        final PerfRun run = PerfRun.start(report.dir(), Path.of("").toAbsolutePath(),
             commandLineText(spec.commandLine().getParseResult().originalArgs()));
         options.resultFormat(ResultFormatType.JSON).result(run.jsonFile().toString());
         out.println("tidemark-bench: report directory " + run.directory().toAbsolutePath());

@@ -77,10 +77,8 @@ final class HarnessCommands
     /** Options of quick and full; unset ones take the command's profile defaults. */
     static final class HarnessOptions
     {
-        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
-            description = "Where run directories are created (default: ${DEFAULT-VALUE}, ignored by git; the " +
-            "project publishes runs with --results-dir perf-results).")
-        Path resultsDir;
+        @Mixin
+        BenchOptions.Results results;
 
         @Option(names = "--work-dir", paramLabel = "DIR",
             description = "Where the temporary logs go (default: java.io.tmpdir). Page-cache durability: use a " +
@@ -250,111 +248,6 @@ final class HarnessCommands
         }
     }
 
-    /** One scenario, every parameter settable. */
-    @Command(
-        name = "run",
-        mixinStandardHelpOptions = true,
-        description = "Run one scenario (every parameter settable) and write a report.")
-    static final class Run implements Callable<Integer>
-    {
-        @Spec
-        CommandSpec spec;
-
-        @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
-            description = "Where run directories are created (default: ${DEFAULT-VALUE}, ignored by git; the " +
-            "project publishes runs with --results-dir perf-results).")
-        Path resultsDir;
-
-        @Option(names = "--work-dir", paramLabel = "DIR", description = "Where the temporary logs go.")
-        Path workDir;
-
-        @Option(names = "--load", paramLabel = "closed|open", defaultValue = "closed",
-            description = "closed: maximum throughput; open: a fixed --rate (default: ${DEFAULT-VALUE}).")
-        String load;
-
-        @Option(names = "--rate", paramLabel = "N", defaultValue = "10000",
-            description = "Open loop: records/s (default: ${DEFAULT-VALUE}).")
-        long rate;
-
-        @Option(names = "--partitions", paramLabel = "N", defaultValue = "1", description = "Default: 1.")
-        int partitions;
-
-        @Option(names = "--acks", paramLabel = "0|1|N|all", defaultValue = "all", description = "Default: all.")
-        String acks;
-
-        @Option(names = "--replicas", paramLabel = "N", defaultValue = "3",
-            description = "Replication factor and host count (default: ${DEFAULT-VALUE}).")
-        int replicas;
-
-        @Option(names = "--min-insync", paramLabel = "N", defaultValue = "1", description = "Default: 1.")
-        int minInsync;
-
-        @Option(names = "--size", paramLabel = "BYTES", defaultValue = "100", description = "Default: 100.")
-        int size;
-
-        @Option(names = "--producers", paramLabel = "N", defaultValue = "1", description = "Default: 1.")
-        int producers;
-
-        @Option(names = "--flush", paramLabel = "none|N", defaultValue = "none",
-            description = "flush.interval.messages of every replica log (default: ${DEFAULT-VALUE}).")
-        String flush;
-
-        @Option(names = "--batch", paramLabel = "N", defaultValue = "64",
-            description = "Records per request (default: ${DEFAULT-VALUE}).")
-        int batch;
-
-        @Option(names = "--in-flight", paramLabel = "N", defaultValue = "16",
-            description = "Closed loop: requests in flight per producer (default: ${DEFAULT-VALUE}).")
-        int inFlight;
-
-        @Option(names = "--threading", paramLabel = "MODE", defaultValue = "SHARED", description = "Default: SHARED.")
-        ReplicationContext.ThreadingMode threading;
-
-        @Option(names = "--idle", paramLabel = "spin|backoff", defaultValue = "spin", description = "Default: spin.")
-        String idle;
-
-        @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "2s", converter = Durations.class,
-            description = "Default: 2s.")
-        long warmupMs;
-
-        @Option(names = "--duration", paramLabel = "TIME", defaultValue = "5s", converter = Durations.class,
-            description = "Default: 5s.")
-        long durationMs;
-
-        @Option(names = "--runs", paramLabel = "N", defaultValue = "3", description = "Default: 3.")
-        int runs;
-
-        @Option(names = "--kill-leader", description = "Kill partition 0's leader host 1 s into each run (the " +
-            "measurement window is then at least 3 s).")
-        boolean killLeader;
-
-        @Option(names = "--segment-bytes", paramLabel = "BYTES", defaultValue = "268435456",
-            description = "Default: 268435456.")
-        long segmentBytes;
-
-        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "0",
-            description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
-                "${DEFAULT-VALUE}, the store's).")
-        long dirtyBytesMax;
-
-        @Override
-        public Integer call() throws Exception
-        {
-            final Scenario scenario = new Scenario(
-                "open".equalsIgnoreCase(load) ? Scenario.Load.OPEN : Scenario.Load.CLOSED, partitions,
-                parseAcks(acks), replicas, minInsync, size, Math.min(producers, partitions), parseFlush(flush), batch,
-                inFlight, rate, threading, !"backoff".equalsIgnoreCase(idle));
-            final Harness.Plan plan = new Harness.Plan(
-                killLeader ? List.of() : List.of(new Matrix.Entry(scenario, List.of())), warmupMs, durationMs, runs,
-                0, killLeader ? runs : 0, scenario, List.of(), 0, 0, 0, 1, 1, List.of(), false);
-            final Map<String, String> settings = new LinkedHashMap<>();
-            settings.put("Scenario", scenario.describe());
-            settings.put("Timing", warmupMs + " ms warm-up, " + durationMs + " ms measured, " + runs + " runs");
-            settings.put("Replica logs", "segment.bytes " + segmentBytes + ", dirty.bytes.max " + dirtyBytesMax);
-            return runPlan(spec, resultsDir, workDir, segmentBytes, dirtyBytesMax, plan, settings, "run", false);
-        }
-    }
-
     static int parseAcks(final String text)
     {
         return "all".equalsIgnoreCase(text) || "-1".equals(text) ? Acks.ALL : Integer.parseInt(text);
@@ -419,7 +312,7 @@ final class HarnessCommands
                 "%,d records/s", peerSizes, plan.peerRuns(), plan.peerWarmupMs(), plan.peerThroughputMs(),
                 plan.peerLatencyMs(), plan.peerLatencyMs(), plan.peerRate()));
         }
-        return runPlan(spec, o.resultsDir, o.workDir, o.segmentBytes, o.dirtyBytesMax, plan, settings, kind, jmh);
+        return runPlan(spec, o.results.dir(), o.workDir, o.segmentBytes, o.dirtyBytesMax, plan, settings, kind, jmh);
     }
 
     private static long or(final Long value, final long fallback)
@@ -427,7 +320,7 @@ final class HarnessCommands
         return null == value ? fallback : value;
     }
 
-    private static int runPlan(final CommandSpec spec, final Path resultsDir, final Path workDirOption,
+    static int runPlan(final CommandSpec spec, final Path resultsDir, final Path workDirOption,
         final long segmentBytes, final long dirtyBytesMax, final Harness.Plan plan, final Map<String, String> settings,
         final String kind,
         final boolean jmh) throws IOException, InterruptedException

@@ -2,24 +2,18 @@ package io.tidemark.bench;
 
 import io.tidemark.bench.harness.IsrFlapRun;
 import io.tidemark.bench.report.Environment;
-import io.tidemark.bench.report.JsonWriter;
 import io.tidemark.bench.report.PerfRun;
-import io.tidemark.bench.report.ResultsIndex;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.ReplicationError;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
-import java.io.PrintStream;
 import java.io.PrintWriter;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.LocalDate;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -44,12 +38,20 @@ import java.util.function.ToDoubleFunction;
         "<results-dir>/<date>_isr-flap-<sha>/."})
 public final class IsrFlapBench implements Callable<Integer>
 {
+    /** The report directory's kind: {@code <date>_isr-flap-<sha>}. */
+    static final String KIND = "isr-flap";
+
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
-        description = "Where the run directory is created (default: ${DEFAULT-VALUE}).")
-    Path resultsDir;
+    @Mixin
+    BenchOptions.Results report;
+
+    @Mixin
+    BenchOptions.Window window;
+
+    @Mixin
+    BenchOptions.Runs runs = new BenchOptions.Runs(3);
 
     @Option(names = "--work-dir", paramLabel = "DIR",
         description = "Where the temporary logs go (default: java.io.tmpdir).")
@@ -75,21 +77,9 @@ public final class IsrFlapBench implements Callable<Integer>
         description = "Value bytes per record (default: ${DEFAULT-VALUE}).")
     int size;
 
-    @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "2s", converter = Durations.class,
-        description = "Bursts before each measurement window (default: ${DEFAULT-VALUE}).")
-    long warmupMs;
-
-    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s", converter = Durations.class,
-        description = "Measurement window of each run (default: ${DEFAULT-VALUE}).")
-    long durationMs;
-
     @Option(names = "--jit-warmup", paramLabel = "TIME", defaultValue = "3s", converter = Durations.class,
         description = "An unreported run of the 'on' cell first, for the JIT (default: ${DEFAULT-VALUE}; 0 to skip).")
     long jitWarmupMs;
-
-    @Option(names = "--runs", paramLabel = "N", defaultValue = "3",
-        description = "Runs of each cell, interleaved (default: ${DEFAULT-VALUE}; medians and spread from 3).")
-    int runs;
 
     @Option(names = "--threading", paramLabel = "MODE", defaultValue = "PER_HOST",
         description = "Replication agent threading, busy-spinning when idle (default: ${DEFAULT-VALUE}: one thread " +
@@ -101,10 +91,9 @@ public final class IsrFlapBench implements Callable<Integer>
     public Integer call() throws Exception
     {
         final PrintWriter out = spec.commandLine().getOut();
-        final String sha = PerfRun.gitShortSha(Path.of("."));
-        final Path reportDir = createDirectory(resultsDir, LocalDate.now(), sha);
-        final String started = java.time.ZonedDateTime.now().withNano(0).toString();
-        final String loadAtStart = Environment.loadAverage();
+        final PerfRun perfRun = PerfRun.start(report.dir(), Path.of("").toAbsolutePath(),
+            BenchMain.commandLineText(spec.commandLine().getParseResult().originalArgs()), KIND);
+        final Path reportDir = perfRun.directory();
         final Path work = null == workDir ? Path.of(System.getProperty("java.io.tmpdir")) : workDir;
         final IsrFlapRun cell = new IsrFlapRun(work, threading, size, batch, burstRecords, intervalMs * 1_000_000L);
         out.println("tidemark-bench isr-flap: " + reportDir);
@@ -114,32 +103,23 @@ public final class IsrFlapBench implements Callable<Integer>
             cell.run(lagMaxMessages, 0, jitWarmupMs * 1_000_000L);
         }
         final List<IsrFlapRun.Result> results = new ArrayList<>();
-        for (int run = 1; run <= runs; run++)
+        for (int run = 1; run <= runs.runs(); run++)
         {
             for (final long lag : new long[]{ 0, lagMaxMessages })
             {
-                final IsrFlapRun.Result result = cell.run(lag, warmupMs * 1_000_000L, durationMs * 1_000_000L);
+                final IsrFlapRun.Result result = cell.run(lag, window.warmupMs() * 1_000_000L,
+                    window.durationMs() * 1_000_000L);
                 results.add(result);
                 out.println(line(run, result));
                 out.flush();
-                try (PrintStream hgrm = new PrintStream(Files.newOutputStream(reportDir.resolve(
-                    name(lag) + "-run" + run + ".hgrm")), false, StandardCharsets.UTF_8))
-                {
-                    result.latency().outputPercentileDistribution(hgrm, 1000.0);
-                }
+                perfRun.writeHgrm(name(lag) + "-run" + run + ".hgrm", result.latency(), 1000.0);
             }
         }
-        final Map<String, String> facts = new LinkedHashMap<>();
-        facts.put("date", started + " to " + java.time.ZonedDateTime.now().withNano(0));
-        facts.put("git", sha);
-        facts.put("command", BenchMain.commandLineText(spec.commandLine().getParseResult().originalArgs()));
-        facts.put("loadavg.start", loadAtStart);
-        facts.put("loadavg.end", Environment.loadAverage());
-        final Map<String, String> env = Environment.describe(facts, List.of("(in process)"));
-        Files.writeString(reportDir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
-        Files.writeString(reportDir.resolve(PerfRun.SUMMARY_FILE), markdown(env, results), StandardCharsets.UTF_8);
-        Files.writeString(reportDir.resolve("summary.json"), JsonWriter.write(json(results)), StandardCharsets.UTF_8);
-        ResultsIndex.update(resultsDir);
+        final Map<String, String> env = Environment.describe(perfRun.facts(), List.of("(in process)"));
+        perfRun.writeEnvironment(env);
+        perfRun.writeSummary(markdown(env, results));
+        perfRun.writeJson(json(results));
+        perfRun.updateIndex();
         out.println("wrote " + reportDir.resolve(PerfRun.SUMMARY_FILE));
         return results.stream().allMatch((r) -> null == r.problem()) ? 0 : 1;
     }
@@ -191,7 +171,7 @@ public final class IsrFlapBench implements Callable<Integer>
             "threading; bursts of %,d records of %d B every %d ms, in requests of %d records queued at once; the " +
             "replication defaults otherwise (replica.lag.time.max.ms=1000: ISR checked every 125 ms); %d s " +
             "windows after %d s of warm-up; runs interleaved.%n%n", threading, burstRecords, size, intervalMs, batch,
-            durationMs / 1000, warmupMs / 1000));
+            window.durationMs() / 1000, window.warmupMs() / 1000));
         md.append("Latency: from the moment a request's burst was due to its acknowledgement, acknowledged requests " +
             "only (failed ones are counted apart). ISR changes: shrinks and expansions the controller committed at " +
             "the leader's request. Below min.insync: milliseconds in which the controller's ISR had one member " +
@@ -281,17 +261,5 @@ public final class IsrFlapBench implements Callable<Integer>
         }
         root.put("runs", runsJson);
         return root;
-    }
-
-    static Path createDirectory(final Path resultsDir, final LocalDate date, final String sha)
-        throws java.io.IOException
-    {
-        final String base = DateTimeFormatter.ISO_LOCAL_DATE.format(date) + "_isr-flap-" + sha;
-        Path candidate = resultsDir.resolve(base);
-        for (int n = 2; Files.exists(candidate.resolve(PerfRun.SUMMARY_FILE)); n++)
-        {
-            candidate = resultsDir.resolve(base + "-" + n);
-        }
-        return Files.createDirectories(candidate);
     }
 }

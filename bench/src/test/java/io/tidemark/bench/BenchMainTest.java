@@ -47,6 +47,22 @@ class BenchMainTest
     }
 
     @Test
+    void sharedOptionBlocksKeepEachCommandsDefaults()
+    {
+        final CommandLine cli = BenchMain.commandLine();
+        final IsrFlapBench isrFlap = cli.parseArgs("isr-flap", "--warmup", "500ms").subcommand().commandSpec()
+            .commandLine().getCommand();
+        assertEquals(3, isrFlap.runs.runs());
+        assertEquals(10_000, isrFlap.window.durationMs());
+        assertEquals(500, isrFlap.window.warmupMs());
+        assertEquals(Path.of(BenchMain.DEFAULT_RESULTS_DIR), isrFlap.report.dir());
+        final RunCommand run = BenchMain.commandLine().parseArgs("run", "--results-dir", "x").subcommand()
+            .commandSpec().commandLine().getCommand();
+        assertEquals(3, run.runs.runs());
+        assertEquals(Path.of("x"), run.results.dir());
+    }
+
+    @Test
     void missingSubcommandIsAUsageError()
     {
         assertEquals(2, execute());

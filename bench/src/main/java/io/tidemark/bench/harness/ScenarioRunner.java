@@ -10,12 +10,10 @@ import io.tidemark.store.BatchClaim;
 import io.tidemark.store.LogContext;
 import io.tidemark.store.RecordDescriptor;
 import io.tidemark.store.RecordEncoder;
-import io.tidemark.store.RecordView;
 import org.HdrHistogram.Histogram;
 import io.tidemark.bench.report.MachineState;
 import org.HdrHistogram.Recorder;
 import org.agrona.BufferUtil;
-import org.agrona.DirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -49,7 +47,11 @@ import java.util.function.Consumer;
  * gave, with the content its producer wrote (each value starts with the request's correlation id and the record's
  * index in the request): the logs are read back through {@link ReplicationCluster#openReader} once every replica
  * has caught up. Without failures, the logs must also hold exactly the records queued (nothing lost or doubled).
- * A run that fails verification is reported as failed: a bench that loses data is no bench.
+ * A run that fails verification is reported as failed: a bench that loses data is no bench ({@link LogReadBack}).
+ * <p>
+ * Over 500 lines on purpose: the producer threads, the completion listener and the main thread of a run share one
+ * set of counters and flags ({@code Run}), on the measured path; split apart they would reach them through an
+ * extra object per send.
  */
 public final class ScenarioRunner
 {
@@ -293,7 +295,8 @@ public final class ScenarioRunner
             final int elections = sumLeaderEpochs() - epochsBefore;
             phase.accept("verify");
             final long queuedTotal = sum(queued);
-            final Verification verification = verify(queuedTotal, killedHost >= 0);
+            final LogReadBack verification = LogReadBack.check(cluster, tps, acks, queuedTotal,
+                killedHost < 0 && sumErrors() == 0);
             for (final PartitionReader reader : leoReaders)
             {
                 reader.close();
@@ -629,56 +632,6 @@ public final class ScenarioRunner
             }
         }
 
-        private Verification verify(final long queuedTotal, final boolean killed)
-        {
-            final Verification v = new Verification();
-            final boolean clean = !killed && sumErrors() == 0;
-            if (clean && !cluster.await(() -> sumLogEndNow() >= queuedTotal, QUIESCE_TIMEOUT_MS))
-            {
-                v.problem = "the leaders appended " + sumLogEndNow() + " of " + queuedTotal + " queued records";
-            }
-            for (int p = 0; p < tps.length; p++)
-            {
-                try (PartitionReader reader = cluster.openReader(tps[p]))
-                {
-                    if (!cluster.await(() -> reader.highWatermark() >= 0 &&
-                        reader.highWatermark() >= reader.logEndOffset(), QUIESCE_TIMEOUT_MS))
-                    {
-                        v.fail("partition " + p + ": high watermark " + reader.highWatermark() +
-                            " did not reach the log end " + reader.logEndOffset());
-                        continue;
-                    }
-                    final long end = reader.highWatermark();
-                    final AckChecker checker = new AckChecker(acks[p]);
-                    reader.seek(Math.max(0, reader.logStartOffset()));
-                    final io.tidemark.store.RecordHandler handler = (RecordView record) ->
-                    {
-                        final DirectBuffer buffer = record.buffer();
-                        final int at = record.valueOffset();
-                        final boolean ours = record.valueLength() >= Scenario.MIN_MESSAGE_SIZE;
-                        checker.onRecord(record.offset(), ours ? buffer.getLong(at) : -1,
-                            ours ? buffer.getInt(at + 8) : -1);
-                    };
-                    int idle = 0;
-                    while (reader.position() < end && idle < 1_000)
-                    {
-                        idle = reader.poll(handler, 10_000) == 0 ? idle + 1 : 0;
-                    }
-                    v.recordsInLogs += checker.recordsRead();
-                    v.verified += checker.found();
-                    if (!checker.ok())
-                    {
-                        v.fail("partition " + p + ": " + checker.problem());
-                    }
-                }
-            }
-            if (null == v.problem && clean && v.recordsInLogs != queuedTotal)
-            {
-                v.fail("the logs hold " + v.recordsInLogs + " records, " + queuedTotal + " were queued");
-            }
-            return v;
-        }
-
         private int sumLeaderEpochs()
         {
             int total = 0;
@@ -698,35 +651,6 @@ public final class ScenarioRunner
                 n += errors.get(i);
             }
             return n;
-        }
-
-        private long sumLogEndNow()
-        {
-            long total = 0;
-            for (final TopicPartition tp : tps)
-            {
-                try (PartitionReader reader = cluster.openReader(tp))
-                {
-                    total += Math.max(0, reader.logEndOffset());
-                }
-            }
-            return total;
-        }
-    }
-
-    /** Outcome of the read-back. */
-    private static final class Verification
-    {
-        long verified;
-        long recordsInLogs;
-        String problem;
-
-        void fail(final String text)
-        {
-            if (null == problem)
-            {
-                problem = text;
-            }
         }
     }
 

@@ -10,9 +10,7 @@ import org.apache.kafka.common.Uuid;
 
 import java.io.File;
 import java.io.IOException;
-import java.io.InputStream;
 import java.io.UncheckedIOException;
-import java.io.Writer;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +38,7 @@ import java.util.concurrent.locks.LockSupport;
  * topics, and the KRaft quorum's election, fetch and request timeouts (5 s, 10 s, 10 s), raised so that a quorum
  * forms on a loaded machine.
  * <pre>{@code
- * try (KafkaPeerCluster kafka = KafkaPeerCluster.start(KafkaPeerCluster.settings(dir, KafkaPeerCluster.findLib(null))))
+ * try (KafkaPeerCluster kafka = KafkaPeerCluster.start(KafkaPeerCluster.settings(dir, KafkaLib.find(null))))
  * {
  *     kafka.createTopic("bench", 4, 3, 2, 60_000);
  *     // a KafkaProducer / KafkaConsumer / Admin with bootstrap.servers = kafka.bootstrapServers()
@@ -63,10 +61,6 @@ public final class KafkaPeerCluster implements AutoCloseable
     public static final String MAIN_CLASS = "kafka.Kafka";
     /** Kafka's storage formatting tool. */
     public static final String STORAGE_TOOL = "kafka.tools.StorageTool";
-    /** Where the Kafka server's jars are, when the bench is run from a build of this repository. */
-    public static final String LIB_IN_BUILD = "kafka-peer/target/lib";
-    /** System property naming the directory of the Kafka server's jars. */
-    public static final String LIB_PROPERTY = "tidemark.kafka.lib";
 
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
     private static final long KILL_WAIT_MS = 10_000;
@@ -131,89 +125,12 @@ public final class KafkaPeerCluster implements AutoCloseable
 
     /**
      * @param dir the cluster's directory.
-     * @param lib the Kafka server's jars ({@link #findLib}).
+     * @param lib the Kafka server's jars ({@link KafkaLib#find}).
      * @return settings for three brokers with {@code min.insync.replicas=2}, a 120 s start and 30 s stop timeout.
      */
     public static Settings settings(final Path dir, final Path lib)
     {
         return new Settings(dir, lib, 3, Map.of("min.insync.replicas", "2"), 120_000, 30_000, null, false);
-    }
-
-    /**
-     * Find the Kafka server's jars: {@code explicit} when given, else the {@value #LIB_PROPERTY} system property,
-     * else {@value #LIB_IN_BUILD} beside the bench jar's build ({@code bench/target/../../kafka-peer/target/lib}) or
-     * under the working directory.
-     *
-     * @param explicit a directory the user named, or null.
-     * @return the directory.
-     * @throws IllegalStateException when none holds the broker's jar, saying how to get it.
-     */
-    public static Path findLib(final Path explicit)
-    {
-        final List<Path> candidates = new ArrayList<>();
-        if (null != explicit)
-        {
-            candidates.add(explicit);
-        }
-        else
-        {
-            final String property = System.getProperty(LIB_PROPERTY);
-            if (null != property && !property.isBlank())
-            {
-                candidates.add(Path.of(property));
-            }
-            for (final String entry : System.getProperty("java.class.path").split(File.pathSeparator))
-            {
-                // bench/target/tidemark-bench.jar or bench/target/classes: the repository is two levels up
-                final Path parent = Path.of(entry).toAbsolutePath().getParent();
-                if (null != parent && null != parent.getParent() && null != parent.getParent().getParent())
-                {
-                    candidates.add(parent.getParent().getParent().resolve(LIB_IN_BUILD));
-                }
-            }
-            candidates.add(Path.of(LIB_IN_BUILD).toAbsolutePath());
-        }
-        for (final Path candidate : candidates)
-        {
-            if (holdsKafka(candidate))
-            {
-                return candidate.toAbsolutePath().normalize();
-            }
-        }
-        throw new IllegalStateException("no Kafka server jars found (looked in " + candidates + "): build the " +
-            "repository with `mvn -B -DskipTests package` (module kafka-peer collects them into " + LIB_IN_BUILD +
-            "), or name the directory with --kafka-lib or -D" + LIB_PROPERTY);
-    }
-
-    private static boolean holdsKafka(final Path dir)
-    {
-        if (!Files.isDirectory(dir))
-        {
-            return false;
-        }
-        try (java.util.stream.Stream<Path> files = Files.list(dir))
-        {
-            return files.anyMatch((f) -> f.getFileName().toString().matches("kafka_2\\.13-.*\\.jar"));
-        }
-        catch (final IOException ex)
-        {
-            return false;
-        }
-    }
-
-    /** @return the Kafka version of the jars in {@code lib} (from the broker jar's name), or "unknown". */
-    public static String version(final Path lib)
-    {
-        try (java.util.stream.Stream<Path> files = Files.list(lib))
-        {
-            return files.map((f) -> f.getFileName().toString()).filter((n) -> n.matches("kafka_2\\.13-.*\\.jar"))
-                .map((n) -> n.substring("kafka_2.13-".length(), n.length() - ".jar".length())).findFirst()
-                .orElse("unknown");
-        }
-        catch (final IOException ex)
-        {
-            return "unknown";
-        }
     }
 
     /**
@@ -273,7 +190,8 @@ public final class KafkaPeerCluster implements AutoCloseable
         final List<Process> formats = new ArrayList<>();
         for (int id = 0; id < settings.brokers(); id++)
         {
-            final Path config = writeConfig(id, ports[id], controllerPorts[id], voters.toString());
+            final Path config = KafkaNodeFiles.writeConfig(settings, id, ports[id], controllerPorts[id],
+                voters.toString());
             formats.add(new ProcessBuilder(command(List.of(), STORAGE_TOOL, "format", "-t", clusterId, "-c",
                 config.toString()))
                 .redirectErrorStream(true)
@@ -309,42 +227,6 @@ public final class KafkaPeerCluster implements AutoCloseable
         awaitBrokers();
     }
 
-    private Path writeConfig(final int id, final int port, final int controllerPort, final String voters)
-        throws IOException
-    {
-        final Properties p = new Properties();
-        p.setProperty("process.roles", "broker,controller");
-        p.setProperty("node.id", Integer.toString(id));
-        p.setProperty("controller.quorum.voters", voters);
-        p.setProperty("listeners", "PLAINTEXT://127.0.0.1:" + port + ",CONTROLLER://127.0.0.1:" + controllerPort);
-        p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + port);
-        p.setProperty("controller.listener.names", "CONTROLLER");
-        p.setProperty("inter.broker.listener.name", "PLAINTEXT");
-        p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
-        p.setProperty("log.dirs", settings.dir().resolve("data-" + id).toAbsolutePath().toString());
-        p.setProperty("num.partitions", "1");
-        p.setProperty("default.replication.factor", Integer.toString(Math.min(3, settings.brokers())));
-        p.setProperty("offsets.topic.replication.factor", Integer.toString(Math.min(3, settings.brokers())));
-        p.setProperty("transaction.state.log.replication.factor", Integer.toString(Math.min(3, settings.brokers())));
-        p.setProperty("transaction.state.log.min.isr", Integer.toString(Math.min(2, settings.brokers())));
-        p.setProperty("group.initial.rebalance.delay.ms", "0");
-        p.setProperty("auto.create.topics.enable", "false");
-        // The KRaft quorum's timeouts, raised from 1 s / 2 s / 2 s so that the nodes can elect a quorum leader on a
-        // loaded 2-core machine, where a starved node misses the default election timeout again and again (seen:
-        // no leader after 6 minutes at a load average of 90). They only govern the metadata quorum's elections
-        // and liveness, not the produce path measured.
-        p.setProperty("controller.quorum.election.timeout.ms", "5000");
-        p.setProperty("controller.quorum.fetch.timeout.ms", "10000");
-        p.setProperty("controller.quorum.request.timeout.ms", "10000");
-        settings.brokerProperties().forEach(p::setProperty);
-        final Path file = settings.dir().resolve("server-" + id + ".properties");
-        try (Writer writer = Files.newBufferedWriter(file, StandardCharsets.UTF_8))
-        {
-            p.store(writer, "tidemark-bench: Kafka node " + id + " (broker and controller)");
-        }
-        return file;
-    }
-
     private List<String> command(final List<String> jvmArgs, final String mainClass, final String... args)
     {
         final List<String> command = new ArrayList<>();
@@ -377,7 +259,7 @@ public final class KafkaPeerCluster implements AutoCloseable
         if (process.exitValue() != 0)
         {
             throw new IllegalStateException(what + " failed, exit code " + process.exitValue() + ":\n" +
-                tail(log, 20));
+                KafkaNodeFiles.tail(log, 20));
         }
     }
 
@@ -410,7 +292,7 @@ public final class KafkaPeerCluster implements AutoCloseable
             {
                 throw new IllegalStateException("Kafka did not form a cluster of " + settings.brokers() +
                     " brokers within " + settings.startTimeoutMs() + " ms (" + last + "); the end of broker 0's " +
-                    "log:\n" + tail(brokers.get(0).log(), 20));
+                    "log:\n" + KafkaNodeFiles.tail(brokers.get(0).log(), 20));
             }
             LockSupport.parkNanos(POLL_NANOS);
         }
@@ -428,8 +310,8 @@ public final class KafkaPeerCluster implements AutoCloseable
             {
                 final Path out = settings.dir().resolve("broker-" + broker.nodeId() + ".out");
                 throw new IllegalStateException("Kafka broker " + broker.nodeId() + " exited during " + phase +
-                    " (exit code " + broker.process().exitValue() + "); the end of its output:\n" + tail(out, 15) +
-                    "\nand of its log:\n" + tail(broker.log(), 15));
+                    " (exit code " + broker.process().exitValue() + "); the end of its output:\n" + KafkaNodeFiles.tail(out, 15) +
+                    "\nand of its log:\n" + KafkaNodeFiles.tail(broker.log(), 15));
             }
         }
     }
@@ -538,7 +420,7 @@ public final class KafkaPeerCluster implements AutoCloseable
     /** @return the Kafka version run. */
     public String version()
     {
-        return version(settings.lib());
+        return KafkaLib.version(settings.lib());
     }
 
     /** @return the command line of node 0's JVM. */
@@ -607,7 +489,9 @@ public final class KafkaPeerCluster implements AutoCloseable
             stops.add(new Stop(broker.nodeId(), process.isAlive() ? -1 : process.exitValue(), forced,
                 exitedEarlier[broker.nodeId()], TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopNanos)));
         }
-        copyLogs();
+        final Map<Integer, Path> logs = new LinkedHashMap<>();
+        brokers.forEach((b) -> logs.put(b.nodeId(), b.log()));
+        KafkaNodeFiles.copyLogs(settings, logs);
         if (!settings.keepData())
         {
             try
@@ -629,54 +513,6 @@ public final class KafkaPeerCluster implements AutoCloseable
             {
                 // the JVM is shutting down: the hook runs and finds this closed
             }
-        }
-    }
-
-    private void copyLogs()
-    {
-        if (null == settings.logCopies())
-        {
-            return;
-        }
-        try
-        {
-            Files.createDirectories(settings.logCopies());
-            for (final Broker broker : brokers)
-            {
-                final Path out = settings.dir().resolve("broker-" + broker.nodeId() + ".out");
-                copyTail(broker.log(), settings.logCopies().resolve("kafka-" + broker.nodeId() + ".log"));
-                copyTail(out, settings.logCopies().resolve("kafka-" + broker.nodeId() + ".out"));
-            }
-        }
-        catch (final IOException ex)
-        {
-            System.err.println("tidemark-bench: could not copy the Kafka logs: " + ex);
-        }
-    }
-
-    /** Copy at most the last 2 MiB of a file. */
-    private static void copyTail(final Path from, final Path to) throws IOException
-    {
-        if (!Files.exists(from))
-        {
-            return;
-        }
-        final long max = 2L * 1024 * 1024;
-        final byte[] all = Files.readAllBytes(from);
-        final int start = (int)Math.max(0, all.length - max);
-        Files.write(to, java.util.Arrays.copyOfRange(all, start, all.length));
-    }
-
-    private static String tail(final Path file, final int lines)
-    {
-        try (InputStream in = Files.newInputStream(file))
-        {
-            final List<String> all = new String(in.readAllBytes(), StandardCharsets.UTF_8).lines().toList();
-            return String.join("\n", all.subList(Math.max(0, all.size() - lines), all.size()));
-        }
-        catch (final IOException ex)
-        {
-            return "(cannot read " + file + ": " + ex.getMessage() + ")";
         }
     }
 

@@ -1,10 +1,9 @@
 package io.tidemark.bench.multiprocess;
 
 import io.tidemark.bench.BenchMain;
+import io.tidemark.bench.BenchOptions;
 import io.tidemark.bench.report.Environment;
-import io.tidemark.bench.report.JsonWriter;
 import io.tidemark.bench.report.PerfRun;
-import io.tidemark.bench.report.ResultsIndex;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
@@ -14,6 +13,7 @@ import org.HdrHistogram.Histogram;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
@@ -22,8 +22,6 @@ import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -63,18 +61,15 @@ public final class AuthOverheadCommand implements Callable<Integer>
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = BenchMain.DEFAULT_RESULTS_DIR,
-        description = "Where the run directory is created (default: ${DEFAULT-VALUE}, ignored by git; the project " +
-            "publishes runs with --results-dir perf-results).")
-    Path resultsDir;
+    @Mixin
+    BenchOptions.Results report;
+
+    @Mixin
+    BenchOptions.Runs rounds = new BenchOptions.Runs(3);
 
     @Option(names = "--dir", paramLabel = "DIR",
         description = "Where the clusters' temporary directories go (default: java.io.tmpdir).")
     Path dir;
-
-    @Option(names = "--runs", paramLabel = "N", defaultValue = "3",
-        description = "Rounds; each measures both clusters (default: ${DEFAULT-VALUE}).")
-    int runs;
 
     @Option(names = "--round-trips", paramLabel = "N", defaultValue = "20000",
         description = "Measured round trips per cluster and run (default: ${DEFAULT-VALUE}).")
@@ -109,6 +104,7 @@ public final class AuthOverheadCommand implements Callable<Integer>
     @Override
     public Integer call() throws Exception
     {
+        final int runs = rounds.runs();
         if (runs < 1 || roundTrips < 100 || warmupRoundTrips < 0 || size < RecordValues.ID_LENGTH)
         {
             throw new CommandLine.ParameterException(spec.commandLine(), "--runs >= 1, --round-trips >= 100, " +
@@ -119,13 +115,11 @@ public final class AuthOverheadCommand implements Callable<Integer>
         final MultiProcessPlan plan = new MultiProcessPlan(List.of("tidemark"), List.of(Acks.ALL), List.of(1), 0, 0,
             1, 1, 1, 0, 0, 0, size, 1, 2, 16384, 0, 0, 32L * 1024 * 1024, 1, Map.of(),
             null == dir ? Path.of(System.getProperty("java.io.tmpdir")) : dir, false,
-            null == hostClasspath ? MultiProcessCommand.classpathOfThisJvm() : hostClasspath, null, 90_000, 30_000,
+            null == hostClasspath ? ClusterOptions.classpathOfThisJvm() : hostClasspath, null, 90_000, 30_000,
             60_000, false).validate();
-        final ZonedDateTime started = ZonedDateTime.now();
-        final Path cwd = Path.of("").toAbsolutePath();
-        final String sha = PerfRun.gitShortSha(cwd);
-        final String loadAtStart = Environment.loadAverage();
-        final Path reportDir = ResultsDirectory.create(resultsDir, started.toLocalDate(), sha, KIND);
+        final PerfRun perfRun = PerfRun.start(report.dir(), Path.of("").toAbsolutePath(),
+            BenchMain.commandLineText(spec.commandLine().getParseResult().originalArgs()), KIND);
+        final Path reportDir = perfRun.directory();
         out.println("tidemark-bench: report directory " + reportDir.toAbsolutePath());
         out.flush();
         final List<Measurement> results = new ArrayList<>();
@@ -136,7 +130,8 @@ public final class AuthOverheadCommand implements Callable<Integer>
             {
                 final Measurement m = measure(plan, reportDir, run, authenticated, false, out);
                 results.add(m);
-                writeHistogram(reportDir, m);
+                perfRun.writeHgrm((authenticated ? "authenticated" : "insecure") + "-run" + run + ".hgrm", m.rtt(),
+                    1000.0);
                 out.println(String.format(Locale.ROOT, "  run %d %-13s p50 %7.1f us  p90 %7.1f us  p99 %7.1f us",
                     run, authenticated ? "authenticated" : "insecure", m.percentileNs(50) / 1e3,
                     m.percentileNs(90) / 1e3, m.percentileNs(99) / 1e3));
@@ -150,21 +145,13 @@ public final class AuthOverheadCommand implements Callable<Integer>
                 "of this JVM's", 100 * profiled.hmacShareLeader(), 100 * profiled.hmacShareClient()));
             out.flush();
         }
-        final Map<String, String> facts = new LinkedHashMap<>();
-        facts.put("date", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(started.withNano(0)) + " to " +
-            DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(ZonedDateTime.now().withNano(0)));
-        facts.put("git", sha);
-        facts.put("command", BenchMain.commandLineText(spec.commandLine().getParseResult().originalArgs()));
-        facts.put("loadavg.start", loadAtStart);
-        facts.put("loadavg.end", Environment.loadAverage());
-        final Map<String, String> env = Environment.describe(facts, List.of(String.join(" ",
+        final Map<String, String> env = Environment.describe(perfRun.facts(), List.of(String.join(" ",
             io.tidemark.bench.JvmFlags.FORKED_JVM_ARGS)));
-        Files.writeString(reportDir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
+        perfRun.writeEnvironment(env);
         final String summary = summary(results, profiled, env);
-        Files.writeString(reportDir.resolve(PerfRun.SUMMARY_FILE), summary, StandardCharsets.UTF_8);
-        Files.writeString(reportDir.resolve("summary.json"), JsonWriter.write(json(results, profiled)),
-            StandardCharsets.UTF_8);
-        ResultsIndex.update(resultsDir);
+        perfRun.writeSummary(summary);
+        perfRun.writeJson(json(results, profiled));
+        perfRun.updateIndex();
         out.println();
         out.println(summary);
         out.flush();
@@ -216,16 +203,6 @@ public final class AuthOverheadCommand implements Callable<Integer>
             }
         }
         return new Measurement(run, authenticated, rtt, leaderShare, clientShare);
-    }
-
-    private static void writeHistogram(final Path reportDir, final Measurement m) throws IOException
-    {
-        try (java.io.PrintStream hgrm = new java.io.PrintStream(Files.newOutputStream(reportDir.resolve(
-            (m.authenticated() ? "authenticated" : "insecure") + "-run" + m.run() + ".hgrm")), false,
-            StandardCharsets.UTF_8))
-        {
-            m.rtt().outputPercentileDistribution(hgrm, 1000.0);
-        }
     }
 
     private Map<String, Object> json(final List<Measurement> results, final Measurement profiled)

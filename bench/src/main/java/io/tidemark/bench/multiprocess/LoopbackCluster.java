@@ -8,7 +8,6 @@ import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperStoreException;
 
 import java.io.IOException;
-import java.io.OutputStream;
 import java.io.PrintWriter;
 import java.io.UncheckedIOException;
 import java.io.Writer;
@@ -16,7 +15,6 @@ import java.net.DatagramSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.StandardCopyOption;
 import java.security.SecureRandom;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -51,7 +49,6 @@ final class LoopbackCluster implements AutoCloseable
     private static final String ROOT = "/tidemark/" + CLUSTER_ID;
     private static final String USER = "tidemark-bench";
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(50);
-    private static final long LOG_COPY_MAX_BYTES = 8L * 1024 * 1024;
 
     private final Path dir;
     private final boolean insecure;
@@ -431,7 +428,7 @@ final class LoopbackCluster implements AutoCloseable
             }
         }
         closeZooKeeper();
-        copyLogs();
+        ServerLogs.copyAll(dir, hosts, launches, logCopies);
         if (!plan.keepData())
         {
             deleteQuietly(dir);
@@ -463,64 +460,6 @@ final class LoopbackCluster implements AutoCloseable
     private void closeZooKeeper()
     {
         zooKeeper.stop(false, plan.stopTimeoutMs());
-    }
-
-    private void copyLogs()
-    {
-        try
-        {
-            Files.createDirectories(logCopies);
-            for (final HostProcess host : hosts)
-            {
-                if (null != host && Files.exists(host.log()))
-                {
-                    copyCapped(host.log(), logCopies.resolve(host.log().getFileName()));
-                }
-            }
-            for (int id = 0; id < HOSTS; id++)
-            {
-                if (Files.exists(dir.resolve("host-" + id + ".log")))
-                {
-                    copyCapped(dir.resolve("host-" + id + ".log"), logCopies.resolve("host-" + id + ".log"));
-                }
-                for (int launch = 2; launch <= launches[id] + 1; launch++)
-                {
-                    final Path relaunched = dir.resolve("host-" + id + "-" + launch + ".log");
-                    if (Files.exists(relaunched))
-                    {
-                        copyCapped(relaunched, logCopies.resolve(relaunched.getFileName()));
-                    }
-                }
-            }
-            if (Files.exists(dir.resolve("zookeeper.log")))
-            {
-                copyCapped(dir.resolve("zookeeper.log"), logCopies.resolve("zookeeper.log"));
-            }
-        }
-        catch (final IOException ex)
-        {
-            System.err.println("tidemark-bench: could not copy the host logs to " + logCopies + ": " + ex);
-        }
-    }
-
-    /** Copy a log; one larger than {@link #LOG_COPY_MAX_BYTES} keeps its first and last halves of that. */
-    static void copyCapped(final Path from, final Path to) throws IOException
-    {
-        final long size = Files.size(from);
-        if (size <= LOG_COPY_MAX_BYTES)
-        {
-            Files.copy(from, to, StandardCopyOption.REPLACE_EXISTING);
-            return;
-        }
-        final byte[] all = Files.readAllBytes(from);
-        final int half = (int)(LOG_COPY_MAX_BYTES / 2);
-        try (OutputStream out = Files.newOutputStream(to))
-        {
-            out.write(all, 0, half);
-            out.write(("\n[... " + (all.length - 2L * half) + " bytes left out by tidemark-bench ...]\n")
-                .getBytes(StandardCharsets.UTF_8));
-            out.write(all, all.length - half, half);
-        }
     }
 
     private static void deleteQuietly(final Path path)

@@ -1,16 +1,12 @@
 package io.tidemark.bench.multiprocess;
 
-import io.tidemark.bench.report.Environment;
 import io.tidemark.bench.report.PerfRun;
-import io.tidemark.bench.report.ResultsIndex;
 import io.tidemark.replication.Acks;
 
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -39,6 +35,7 @@ public final class MultiProcessBench
     /** Where the profile summaries go, under the report directory. */
     static final String PROFILES_DIR = "profiles";
 
+    private final Comparison comparison;
     private final MultiProcessPlan plan;
     private final PrintWriter out;
     private final List<CellResult> cells = new ArrayList<>();
@@ -68,6 +65,17 @@ public final class MultiProcessBench
      */
     public MultiProcessBench(final MultiProcessPlan plan, final PrintWriter out)
     {
+        this(Comparison.MULTIPROCESS, plan, out);
+    }
+
+    /**
+     * @param comparison what is compared: Tidemark's producer, or Kafka's through Tidemark's Kafka listener.
+     * @param plan       what to run, validated.
+     * @param out        progress and the final table.
+     */
+    MultiProcessBench(final Comparison comparison, final MultiProcessPlan plan, final PrintWriter out)
+    {
+        this.comparison = comparison;
         this.plan = plan.validate();
         this.out = out;
     }
@@ -82,15 +90,12 @@ public final class MultiProcessBench
      */
     public int run(final Path resultsDir, final String commandLine) throws IOException
     {
-        final ZonedDateTime started = ZonedDateTime.now();
         final long startNanos = System.nanoTime();
-        final Path cwd = Path.of("").toAbsolutePath();
-        final String sha = PerfRun.gitShortSha(cwd);
-        final boolean dirty = !PerfRun.NO_GIT.equals(sha) && ResultsDirectory.gitDirty(cwd);
-        final String loadAtStart = Environment.loadAverage();
-        final Path reportDir = ResultsDirectory.create(resultsDir, started.toLocalDate(), sha);
+        final PerfRun perfRun = PerfRun.start(resultsDir, Path.of("").toAbsolutePath(), commandLine,
+            comparison.kind());
+        final Path reportDir = perfRun.directory();
         Files.createDirectories(plan.workDir());
-        final Path runDir = Files.createTempDirectory(plan.workDir(), "tidemark-multiprocess-");
+        final Path runDir = Files.createTempDirectory(plan.workDir(), "tidemark-" + comparison.kind() + "-");
         out.println("tidemark-bench: report directory " + reportDir.toAbsolutePath());
         out.println(String.format(Locale.ROOT, "tidemark-bench: targets %s, acks %s, partitions %s, %d run(s), " +
             "about %.0f s of sending and idling; cluster directory %s", plan.targets(), acksNames(), plan.partitions(),
@@ -118,17 +123,11 @@ public final class MultiProcessBench
                 deleteQuietly(runDir);
             }
         }
-        final Map<String, String> facts = new LinkedHashMap<>();
-        facts.put("date", DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(started.withNano(0)) + " to " +
-            DateTimeFormatter.ISO_OFFSET_DATE_TIME.format(ZonedDateTime.now().withNano(0)));
-        facts.put("git", sha + (dirty ? " (work tree has uncommitted changes)" : ""));
-        facts.put("command", commandLine);
-        facts.put("loadavg.start", loadAtStart);
-        facts.put("loadavg.end", Environment.loadAverage());
-        final MultiProcessReport report = new MultiProcessReport(reportDir, plan, cells, idle, descriptions, stops,
-            profiles, faults, problems, notes, (System.nanoTime() - startNanos) / 1e9);
+        final Map<String, String> facts = perfRun.facts();
+        final MultiProcessReport report = new MultiProcessReport(perfRun, comparison, plan, cells, idle,
+            descriptions, stops, profiles, faults, problems, notes, (System.nanoTime() - startNanos) / 1e9);
         final Path summary = report.write(facts);
-        final Path index = ResultsIndex.update(resultsDir);
+        final Path index = perfRun.updateIndex();
         out.println();
         out.println(report.consoleTable());
         out.println(String.format(Locale.ROOT, "Took %.0f s. Report: %s", (System.nanoTime() - startNanos) / 1e9,
@@ -150,8 +149,8 @@ public final class MultiProcessBench
 
     private LoadTarget target(final String name, final Path dir, final Path reportDir)
     {
-        return "kafka".equals(name) ? new KafkaTarget(plan, dir, reportDir.resolve(HOSTS_DIR)) :
-            new TidemarkTarget(plan, dir, reportDir.resolve(HOSTS_DIR));
+        return Comparison.KAFKA.equals(name) ? new KafkaTarget(plan, dir, reportDir.resolve(HOSTS_DIR)) :
+            comparison.tidemark(plan, dir, reportDir.resolve(HOSTS_DIR));
     }
 
     /** One target, one run: whatever fails, its servers are stopped and the report says why. */

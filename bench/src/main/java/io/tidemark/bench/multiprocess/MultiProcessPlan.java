@@ -36,7 +36,7 @@ import java.util.Map;
  * @param workDir          where the run's directory (ZooKeeper data, configurations, host logs, replica logs) goes.
  * @param keepData         keep the run's directory at the end.
  * @param hostClasspath    class path of the host JVMs (this JVM's, normally the bench's shaded jar).
- * @param kafkaLib         the Kafka server's jars, or null to look for them (KafkaPeerCluster.findLib).
+ * @param kafkaLib         the Kafka server's jars, or null to look for them (KafkaLib.find).
  * @param startTimeoutMs   longest wait for the hosts to register, and for the topic.
  * @param stopTimeoutMs    longest wait for a host to exit after SIGTERM before it is killed.
  * @param settleTimeoutMs  longest wait before a phase for the ISR to be full again.

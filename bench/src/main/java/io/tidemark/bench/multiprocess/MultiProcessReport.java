@@ -3,42 +3,36 @@ package io.tidemark.bench.multiprocess;
 import io.tidemark.bench.JvmFlags;
 import io.tidemark.bench.report.Environment;
 import io.tidemark.bench.report.HarnessReport;
-import io.tidemark.bench.report.JsonWriter;
 import io.tidemark.bench.report.PerfRun;
 import io.tidemark.replication.Acks;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
-import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
 /**
  * Writes a multiprocess run's report into its directory: {@value PerfRun#SUMMARY_FILE} (the side-by-side tables, the
- * issue's goals with the measured ratios, every run's cells, setup and method), {@value #JSON_FILE}, one
+ * issue's goals with the measured ratios, every run's cells, setup and method), {@value PerfRun#SUMMARY_JSON}, one
  * {@code .hgrm} file per latency cell and target under {@value #HGRM_DIR}/ (every run's window together, in
  * microseconds), {@value PerfRun#ENV_FILE}; the server logs are already in {@code hosts/} and the profile summaries
  * in {@code profiles/}.
  */
 final class MultiProcessReport
 {
-    /** The machine-readable summary. */
-    static final String JSON_FILE = "summary.json";
     /** Where the histograms go. */
     static final String HGRM_DIR = "hgrm";
-    private static final String KAFKA = "kafka";
-    private static final String TIDEMARK = "tidemark";
+    private static final String KAFKA = Comparison.KAFKA;
+    private static final String TIDEMARK = Comparison.TIDEMARK;
 
-    private final Path dir;
+    private final PerfRun run;
+    private final Comparison comparison;
     private final MultiProcessPlan plan;
     private final List<CellResult> cells;
+    private final CellStats stats;
     private final Map<String, MultiProcessBench.Idle> idle;
     private final Map<String, String> descriptions;
     private final Map<String, List<String>> stops;
@@ -48,14 +42,18 @@ final class MultiProcessReport
     private final List<String> notes;
     private final double wallSeconds;
 
-    MultiProcessReport(final Path dir, final MultiProcessPlan plan, final List<CellResult> cells,
+    MultiProcessReport(final PerfRun run, final Comparison comparison, final MultiProcessPlan plan,
+        final List<CellResult> cells,
         final Map<String, MultiProcessBench.Idle> idle, final Map<String, String> descriptions,
         final Map<String, List<String>> stops, final Map<String, List<String>> profiles,
-        final List<FaultPhase.Outcome> faults, final List<String> runProblems, final List<String> notes, final double wallSeconds)
+        final List<FaultPhase.Outcome> faults, final List<String> runProblems, final List<String> notes,
+        final double wallSeconds)
     {
-        this.dir = dir;
+        this.run = run;
+        this.comparison = comparison;
         this.plan = plan;
         this.cells = List.copyOf(cells);
+        this.stats = new CellStats(cells);
         this.idle = idle;
         this.descriptions = descriptions;
         this.stops = stops;
@@ -66,69 +64,24 @@ final class MultiProcessReport
         this.wallSeconds = wallSeconds;
     }
 
-    // ------------------------------------------------------------------------------------------------ aggregates
-
-    /** Every run of one cell of one target. */
-    private List<CellResult> runs(final String target, final String kind, final int acks, final int partitions)
-    {
-        return cells.stream().filter((c) -> c.target().equals(target) && c.kind().equals(kind) &&
-            c.acks() == acks && c.partitions() == partitions).toList();
-    }
-
-    private static double median(final double[] values)
-    {
-        final double[] v = Arrays.stream(values).filter((d) -> !Double.isNaN(d)).sorted().toArray();
-        if (v.length == 0)
-        {
-            return Double.NaN;
-        }
-        return v.length % 2 == 1 ? v[v.length / 2] : (v[v.length / 2 - 1] + v[v.length / 2]) / 2;
-    }
-
     private double rps(final String target, final String kind, final int acks, final int partitions)
     {
-        return median(runs(target, kind, acks, partitions).stream().mapToDouble(CellResult::recordsPerSecond)
-            .toArray());
+        return stats.rps(target, kind, acks, partitions);
     }
 
     private double cpuPerRecord(final String target, final String kind, final int acks, final int partitions)
     {
-        return median(runs(target, kind, acks, partitions).stream().mapToDouble(CellResult::serverMicrosPerRecord)
-            .toArray());
-    }
-
-    private double spread(final String target, final String kind, final int acks, final int partitions)
-    {
-        final double[] v = runs(target, kind, acks, partitions).stream().mapToDouble(CellResult::recordsPerSecond)
-            .toArray();
-        if (v.length < 2)
-        {
-            return Double.NaN;
-        }
-        return (Arrays.stream(v).max().orElse(0) - Arrays.stream(v).min().orElse(0)) / median(v);
+        return stats.cpuPerRecord(target, kind, acks, partitions);
     }
 
     private Histogram latency(final String target, final String kind, final int acks, final int partitions)
     {
-        final Histogram combined = new Histogram(3);
-        for (final CellResult c : runs(target, kind, acks, partitions))
-        {
-            if (null != c.latency())
-            {
-                combined.add(c.latency());
-            }
-        }
-        return combined;
+        return stats.latency(target, kind, acks, partitions);
     }
 
     private static double ms(final Histogram h, final double percentile)
     {
-        return h.getTotalCount() == 0 ? Double.NaN : h.getValueAtPercentile(percentile) / 1e6;
-    }
-
-    private boolean has(final String target)
-    {
-        return cells.stream().anyMatch((c) -> c.target().equals(target)) || idle.containsKey(target);
+        return CellStats.ms(h, percentile);
     }
 
     // --------------------------------------------------------------------------------------------------- writing
@@ -143,10 +96,9 @@ final class MultiProcessReport
     {
         writeHistograms();
         final String machine = writeEnvironment(facts);
-        Files.writeString(dir.resolve(JSON_FILE), JsonWriter.write(json(facts)), StandardCharsets.UTF_8);
-        final Path summary = dir.resolve(PerfRun.SUMMARY_FILE);
-        Files.writeString(summary, markdown(facts, machine), StandardCharsets.UTF_8);
-        return summary;
+        run.writeJson(new MultiProcessJson(comparison, plan, cells, idle, descriptions, stops, profiles, faults,
+            notes, wallSeconds).tree(facts, goals(), problems()));
+        return run.writeSummary(markdown(facts, machine));
     }
 
     static String hgrmName(final String target, final String kind, final int acks, final int partitions)
@@ -165,25 +117,16 @@ final class MultiProcessReport
                     final Histogram h = latency(target, CellResult.RATE, acks, partitions);
                     if (h.getTotalCount() > 0)
                     {
-                        writeHgrm(hgrmName(target, CellResult.RATE, acks, partitions), h);
+                        run.writeHgrm(hgrmName(target, CellResult.RATE, acks, partitions), h,
+                            HarnessReport.HGRM_SCALE);
                     }
                 }
             }
             final Histogram rt = latency(target, CellResult.ROUND_TRIP, Acks.ALL, 1);
             if (rt.getTotalCount() > 0)
             {
-                writeHgrm(hgrmName(target, CellResult.ROUND_TRIP, Acks.ALL, 1), rt);
+                run.writeHgrm(hgrmName(target, CellResult.ROUND_TRIP, Acks.ALL, 1), rt, HarnessReport.HGRM_SCALE);
             }
-        }
-    }
-
-    private void writeHgrm(final String name, final Histogram histogram) throws IOException
-    {
-        Files.createDirectories(dir.resolve(HGRM_DIR));
-        try (PrintStream out = new PrintStream(Files.newOutputStream(dir.resolve(name)), false,
-            StandardCharsets.UTF_8))
-        {
-            histogram.outputPercentileDistribution(out, HarnessReport.HGRM_SCALE);
         }
     }
 
@@ -198,69 +141,20 @@ final class MultiProcessReport
         env.put("note", "other processes (builds and test runs of other work) shared this machine during the run: " +
             "see loadavg.start and loadavg.end; with 2 CPUs the bench JVM, the server JVMs and anything else " +
             "compete for the same 2 CPUs");
-        Files.writeString(dir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
-        return env.get("cpu.model") + ", " + env.get("cpu.available.to.jvm") + " CPUs, " +
-            env.get("memory.total").replaceFirst(" \\(.*", "") + " RAM, JDK " + env.get("jdk.version") + ", " +
-            env.get("os") + " (details in " + PerfRun.ENV_FILE + ")";
+        return run.writeEnvironment(env);
     }
 
     // ---------------------------------------------------------------------------------------------------- goals
 
-    /**
-     * One of the issue's goals, with what this run measured.
-     *
-     * @param goal     the goal, in words.
-     * @param measured what was measured, in words.
-     * @param value    the measured ratio or value.
-     * @param met      whether it is met; null when it could not be measured in this run.
-     */
-    record Goal(String goal, String measured, double value, Boolean met)
+    /** @return the issue's goals with what this run measured. */
+    List<Comparison.Goal> goals()
     {
-    }
-
-    List<Goal> goals()
-    {
-        final List<Goal> goals = new ArrayList<>();
-        final boolean both = has(KAFKA) && has(TIDEMARK);
-        for (final int partitions : new int[]{ 1, 16 })
-        {
-            final double k = rps(KAFKA, CellResult.SATURATED, Acks.ALL, partitions);
-            final double t = rps(TIDEMARK, CellResult.SATURATED, Acks.ALL, partitions);
-            final double r = t / k;
-            goals.add(new Goal("acks=all saturated records/s, " + partitions + " partition(s): >= 3x Kafka's",
-                String.format(Locale.ROOT, "Tidemark %,.0f, Kafka %,.0f: %s", t, k, ratio(r)), r,
-                both && !Double.isNaN(r) ? r >= 3 : null));
-        }
-        final double kp99 = ms(latency(KAFKA, CellResult.RATE, Acks.ALL, 1), 99);
-        final double tp99 = ms(latency(TIDEMARK, CellResult.RATE, Acks.ALL, 1), 99);
-        goals.add(new Goal("acks=all p99 at " + String.format(Locale.ROOT, "%,d", plan.rate()) + " records/s, " +
-            "1 partition: <= 1/10 of Kafka's", String.format(Locale.ROOT, "Tidemark %.2f ms, Kafka %.2f ms: %s",
-            tp99, kp99, ratio(tp99 / kp99)), tp99 / kp99, both && !Double.isNaN(tp99 / kp99) ?
-            tp99 / kp99 <= 0.1 : null));
-        final double kc = cpuPerRecord(KAFKA, CellResult.SATURATED, Acks.ALL, 1);
-        final double tc = cpuPerRecord(TIDEMARK, CellResult.SATURATED, Acks.ALL, 1);
-        goals.add(new Goal("server CPU per record, acks=all saturated, 1 partition: <= 1/3 of Kafka's",
-            String.format(Locale.ROOT, "Tidemark %.2f us, Kafka %.2f us: %s", tc, kc, ratio(tc / kc)), tc / kc,
-            both && !Double.isNaN(tc / kc) ? tc / kc <= 1.0 / 3 : null));
-        final MultiProcessBench.Idle tIdle = idle.get(TIDEMARK);
-        final double idlePercent = null == tIdle ? Double.NaN : tIdle.usage().serverPercentOfCore();
-        goals.add(new Goal("idle 3-host cluster, all its processes together (ZooKeeper included): <= 3% of one " +
-            "core", String.format(Locale.ROOT, "%.2f%% of one core", idlePercent), idlePercent,
-            Double.isNaN(idlePercent) ? null : idlePercent <= 3));
-        final Histogram rt = latency(TIDEMARK, CellResult.ROUND_TRIP, Acks.ALL, 1);
-        final double rtP99 = rt.getTotalCount() == 0 ? Double.NaN : rt.getValueAtPercentile(99) / 1e3;
-        goals.add(new Goal("linger 0, acks=all, one-at-a-time round trip across processes: p99 < 250 us",
-            String.format(Locale.ROOT, "p99 %.0f us", rtP99), rtP99, Double.isNaN(rtP99) ? null : rtP99 < 250));
-        return goals;
+        return comparison.goals(stats, plan, idle);
     }
 
     private static String ratio(final double r)
     {
-        if (Double.isNaN(r) || Double.isInfinite(r))
-        {
-            return "-";
-        }
-        return String.format(Locale.ROOT, r >= 10 ? "%.1fx" : r >= 0.1 ? "%.2fx" : "%.3fx", r);
+        return Comparison.ratio(r);
     }
 
     // ------------------------------------------------------------------------------------------------- markdown
@@ -268,7 +162,7 @@ final class MultiProcessReport
     private String markdown(final Map<String, String> facts, final String machine)
     {
         final StringBuilder md = new StringBuilder();
-        md.append("# Tidemark across processes beside a real Kafka: 3 server JVMs each, RF=3, on one machine\n\n");
+        md.append("# ").append(comparison.title()).append("\n\n");
         md.append("- Date: ").append(facts.get("date")).append('\n');
         md.append("- Commit: ").append(facts.get("git")).append('\n');
         md.append("- Command: `").append(facts.get("command")).append("`\n");
@@ -288,7 +182,7 @@ final class MultiProcessReport
         md.append('\n');
 
         md.append("## The issue's goals, measured in this run\n\n| goal | measured | met |\n|---|---|---|\n");
-        for (final Goal g : goals())
+        for (final Comparison.Goal g : goals())
         {
             md.append("| ").append(g.goal()).append(" | ").append(g.measured()).append(" | ")
                 .append(null == g.met() ? "not measured" : g.met() ? "yes" : "**no**").append(" |\n");
@@ -459,7 +353,7 @@ final class MultiProcessReport
         md.append("- **One target at a time.** Kafka's three brokers run, are measured and stop; then Tidemark's " +
             "three hosts and ZooKeeper (in the next run the order is reversed). Never both at once: they would " +
             "share the two cores. Each server is a JVM of its own on loopback; the producer is in the bench's JVM " +
-            "(Kafka's KafkaProducer, Tidemark's Producer over TidemarkClient) with the same settings: " +
+            "(Kafka's KafkaProducer; for Tidemark " + comparison.tidemarkProducer() + ") with the same settings: " +
             "acks, batch.size, linger.ms, buffer.memory, 5 in flight, idempotence on for acks=all only, no " +
             "compression, null keys (both producers spread null-key records over the partitions).\n");
         md.append("- **Topics:** one per partition count, RF=3, min.insync.replicas=" + plan.minInsync() + ".\n");
@@ -531,7 +425,7 @@ final class MultiProcessReport
     String consoleTable()
     {
         final StringBuilder out = new StringBuilder("Goals (Tidemark against Kafka, this run):\n");
-        for (final Goal g : goals())
+        for (final Comparison.Goal g : goals())
         {
             out.append("  ").append(null == g.met() ? "[ n/a ] " : g.met() ? "[ met ] " : "[ MISS] ")
                 .append(g.goal()).append(": ").append(g.measured()).append('\n');
@@ -555,118 +449,5 @@ final class MultiProcessReport
             }
         }
         return problems;
-    }
-
-    // ----------------------------------------------------------------------------------------------------- json
-
-    private Map<String, Object> json(final Map<String, String> facts)
-    {
-        final Map<String, Object> root = new LinkedHashMap<>();
-        root.put("kind", ResultsDirectory.KIND);
-        root.putAll(facts);
-        root.put("wallSeconds", wallSeconds);
-        root.put("targets", descriptions);
-        final Map<String, Object> settings = new LinkedHashMap<>();
-        settings.put("acks", plan.acks().stream().map(Acks::describe).toList());
-        settings.put("partitions", plan.partitions());
-        settings.put("recordSize", plan.recordSize());
-        settings.put("batchSize", plan.batchSize());
-        settings.put("lingerMs", plan.lingerMs());
-        settings.put("latencyLingerMs", plan.latencyLingerMs());
-        settings.put("bufferMemory", plan.bufferMemory());
-        settings.put("rate", plan.rate());
-        settings.put("minInsync", plan.minInsync());
-        settings.put("runs", plan.runs());
-        settings.put("windowMs", plan.throughputMs());
-        settings.put("latencyWindowMs", plan.latencyMs());
-        settings.put("roundTripMs", plan.roundTripMs());
-        settings.put("idleMs", plan.idleMs());
-        settings.put("hostProperties", plan.hostProperties());
-        root.put("settings", settings);
-        final List<Object> goals = new ArrayList<>();
-        for (final Goal g : goals())
-        {
-            final Map<String, Object> m = new LinkedHashMap<>();
-            m.put("goal", g.goal());
-            m.put("measured", g.measured());
-            m.put("value", Double.isNaN(g.value()) ? null : g.value());
-            m.put("met", g.met());
-            goals.add(m);
-        }
-        root.put("goals", goals);
-        final List<Object> list = new ArrayList<>();
-        for (final CellResult c : cells)
-        {
-            final Map<String, Object> m = new LinkedHashMap<>();
-            m.put("target", c.target());
-            m.put("kind", c.kind());
-            m.put("acks", Acks.describe(c.acks()));
-            m.put("partitions", c.partitions());
-            m.put("run", c.run());
-            m.put("recordsPerSecond", c.recordsPerSecond());
-            m.put("windowRecords", c.windowRecords());
-            if (null != c.latency() && c.latency().getTotalCount() > 0)
-            {
-                final Map<String, Object> l = new LinkedHashMap<>();
-                l.put("count", c.latency().getTotalCount());
-                l.put("p50Ms", ms(c.latency(), 50));
-                l.put("p90Ms", ms(c.latency(), 90));
-                l.put("p99Ms", ms(c.latency(), 99));
-                l.put("p999Ms", ms(c.latency(), 99.9));
-                l.put("maxMs", c.latency().getMaxValue() / 1e6);
-                m.put("latency", l);
-                m.put("hgrm", hgrmName(c.target(), c.kind(), c.acks(), c.partitions()));
-            }
-            m.put("serverCpuMicrosPerRecord", nanToNull(c.serverMicrosPerRecord()));
-            m.put("clientCpuMicrosPerRecord", nanToNull(c.clientMicrosPerRecord()));
-            m.put("serverCpuNanosByProcess", c.cpu().byServer());
-            m.put("failed", c.failed());
-            m.put("errors", c.errors());
-            m.put("failure", c.failure());
-            m.put("minIsr", c.cluster().minIsr() == Integer.MAX_VALUE ? null : c.cluster().minIsr());
-            m.put("leaderChanges", c.cluster().leaderChanges());
-            m.put("readBack", null == c.readBack() ? null : c.readBack().describe());
-            m.put("readBackOk", null == c.readBack() ? null : c.readBack().ok());
-            m.put("clean", c.clean());
-            list.add(m);
-        }
-        root.put("cells", list);
-        final Map<String, Object> idleJson = new LinkedHashMap<>();
-        idle.forEach((target, i) ->
-        {
-            final Map<String, Object> m = new LinkedHashMap<>();
-            m.put("percentOfOneCore", i.usage().serverPercentOfCore());
-            final Map<String, Object> each = new LinkedHashMap<>();
-            i.usage().byServer().keySet().forEach((name) -> each.put(name, i.usage().percentOfCore(name)));
-            m.put("byProcess", each);
-            m.put("threadCpuNanos", i.byThread());
-            m.put("windowMs", i.usage().wallNanos() / 1_000_000);
-            idleJson.put(target, m);
-        });
-        root.put("idle", idleJson);
-        root.put("profiles", profiles);
-        final List<Object> faultJson = new ArrayList<>();
-        for (final FaultPhase.Outcome o : faults)
-        {
-            final Map<String, Object> m = new LinkedHashMap<>();
-            m.put("fault", o.fault());
-            m.put("pauseMs", o.pauseMs());
-            m.put("recoveryMs", o.recoveryMs());
-            m.put("acknowledged", o.acked());
-            m.put("failed", o.failed());
-            m.put("controllerEpoch", o.epochs());
-            m.put("note", o.note());
-            faultJson.add(m);
-        }
-        root.put("faults", faultJson);
-        root.put("stops", stops);
-        root.put("problems", problems());
-        root.put("notes", notes);
-        return root;
-    }
-
-    private static Double nanToNull(final double v)
-    {
-        return Double.isNaN(v) ? null : v;
     }
 }

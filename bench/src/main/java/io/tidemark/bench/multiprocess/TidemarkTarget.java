@@ -18,14 +18,21 @@ import java.util.List;
 /**
  * Tidemark as the multiprocess bench runs it: three host JVMs and a ZooKeeper JVM on this machine
  * ({@link LoopbackCluster}), produced to through Tidemark's {@link Producer} over a {@link TidemarkClient} in the
- * bench's JVM. Not thread-safe, except {@link #close()}.
+ * bench's JVM, or, in the {@code kafka-clients} mode, through Kafka's own KafkaProducer ({@link KafkaLoadProducer})
+ * to the hosts' Kafka listeners ({@value #KAFKA_LISTENER} in every host's file). Topic creation, the ISR watch and
+ * the read-back go through the TidemarkClient either way. Not thread-safe, except {@link #close()}.
  */
 final class TidemarkTarget implements LoadTarget
 {
+    /** The host key that opens a host's Kafka listener ({@code KafkaContext.LISTENER}). */
+    static final String KAFKA_LISTENER = "kafka.listener";
+
     private final MultiProcessPlan plan;
     private final Path dir;
     private final Path logCopies;
+    private final boolean kafkaClients;
     private LoopbackCluster cluster;
+    private String bootstrapServers;
     private final List<String> stops = new ArrayList<>();
     private final List<String> stopProblems = new ArrayList<>();
 
@@ -36,9 +43,27 @@ final class TidemarkTarget implements LoadTarget
      */
     TidemarkTarget(final MultiProcessPlan plan, final Path dir, final Path logCopies)
     {
+        this(plan, dir, logCopies, false);
+    }
+
+    /**
+     * @param plan         the run's settings; with {@code kafkaClients} its host properties must hold
+     *                     {@value #KAFKA_LISTENER}.
+     * @param dir          the cluster's directory (created).
+     * @param logCopies    where the host logs are copied at close.
+     * @param kafkaClients produce with KafkaProducer through the hosts' Kafka listeners instead of Tidemark's
+     *                     Producer.
+     */
+    TidemarkTarget(final MultiProcessPlan plan, final Path dir, final Path logCopies, final boolean kafkaClients)
+    {
+        if (kafkaClients && !plan.hostProperties().containsKey(KAFKA_LISTENER))
+        {
+            throw new IllegalArgumentException("Kafka clients need " + KAFKA_LISTENER + " among the host properties");
+        }
         this.plan = plan;
         this.dir = dir;
         this.logCopies = logCopies;
+        this.kafkaClients = kafkaClients;
     }
 
     @Override
@@ -50,9 +75,12 @@ final class TidemarkTarget implements LoadTarget
     @Override
     public String describe()
     {
-        return "Tidemark: " + LoopbackCluster.HOSTS + " host JVMs (`" + HostProcess.MAIN_CLASS + "`, embedded media " +
-            "driver, default settings) and one ZooKeeper JVM; Tidemark's Producer over TidemarkClient in the bench " +
-            "JVM";
+        final String hosts = "Tidemark: " + LoopbackCluster.HOSTS + " host JVMs (`" + HostProcess.MAIN_CLASS +
+            "`, embedded media driver, default settings) and one ZooKeeper JVM; ";
+        return kafkaClients ? hosts + "each host's Kafka listener on (" + KAFKA_LISTENER + "=" +
+            plan.hostProperties().get(KAFKA_LISTENER) + (null == bootstrapServers ? "" : ": " + bootstrapServers) +
+            "); Kafka's KafkaProducer " + org.apache.kafka.common.utils.AppInfoParser.getVersion() + " in the bench " +
+            "JVM" : hosts + "Tidemark's Producer over TidemarkClient in the bench JVM";
     }
 
     @Override
@@ -60,6 +88,33 @@ final class TidemarkTarget implements LoadTarget
     {
         cluster = LoopbackCluster.create(dir, plan, logCopies);
         cluster.start(out);
+        if (kafkaClients)
+        {
+            bootstrapServers = awaitKafkaListeners();
+            out.println("tidemark-bench: the hosts' Kafka listeners: " + bootstrapServers);
+            out.flush();
+        }
+    }
+
+    /** Every host registers its listener in ZooKeeper once it serves; the producer needs all three. */
+    private String awaitKafkaListeners() throws InterruptedException
+    {
+        final long deadline = System.nanoTime() + plan.startTimeoutMs() * 1_000_000L;
+        while (true)
+        {
+            final java.util.Map<Integer, String> listeners = cluster.client().kafkaListeners();
+            if (listeners.size() >= LoopbackCluster.HOSTS)
+            {
+                return String.join(",", listeners.values());
+            }
+            if (System.nanoTime() - deadline > 0)
+            {
+                throw new IllegalStateException("only hosts " + listeners.keySet() + " registered a Kafka listener " +
+                    "within " + plan.startTimeoutMs() + " ms");
+            }
+            cluster.checkHostsAlive("Kafka listeners");
+            Thread.sleep(50);
+        }
     }
 
     /** @return the cluster (fault drills, profiles). */
@@ -88,7 +143,8 @@ final class TidemarkTarget implements LoadTarget
     @Override
     public LoadProducer producer(final String topic, final ProducerSettings settings)
     {
-        return new TidemarkLoad(cluster.client(), topic, settings);
+        return kafkaClients ? new KafkaLoadProducer(bootstrapServers, topic, settings) :
+            new TidemarkLoad(cluster.client(), topic, settings);
     }
 
     @Override

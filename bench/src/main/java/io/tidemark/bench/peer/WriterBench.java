@@ -1,21 +1,19 @@
 package io.tidemark.bench.peer;
 
 import io.tidemark.bench.BenchMain;
-import io.tidemark.bench.Durations;
+import io.tidemark.bench.BenchOptions;
 import io.tidemark.bench.JvmFlags;
 import io.tidemark.bench.report.Environment;
-import io.tidemark.bench.report.JsonWriter;
 import io.tidemark.bench.report.PerfRun;
-import io.tidemark.bench.report.ResultsIndex;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Spec;
 
 import java.io.IOException;
 import java.io.InputStream;
-import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
@@ -23,8 +21,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.time.LocalDate;
-import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -52,12 +48,20 @@ import java.util.concurrent.TimeUnit;
             "bandwidth in the same run; JFR profiles of the first run. Writes perf-results/<date>_writer-<sha>/."})
 public final class WriterBench implements Callable<Integer>
 {
+    /** The report directory's kind: {@code <date>_writer-<sha>}. */
+    static final String KIND = "writer";
+
     @Spec
     CommandSpec spec;
 
-    @Option(names = "--results-dir", paramLabel = "DIR", defaultValue = "perf-results",
-        description = "Where run directories are created (default: ${DEFAULT-VALUE}).")
-    Path resultsDir;
+    @Mixin
+    BenchOptions.Results report = new BenchOptions.Results("perf-results");
+
+    @Mixin
+    BenchOptions.Window window;
+
+    @Mixin
+    BenchOptions.Runs runs;
 
     @Option(names = "--disk-dir", paramLabel = "DIR",
         description = "A directory on the disk file system (default: java.io.tmpdir).")
@@ -80,18 +84,6 @@ public final class WriterBench implements Callable<Integer>
         description = "Record value bytes; several sizes measure what the bytes per record cost (the framing " +
             "study: a smaller value stands for the same value with less framing) (default: ${DEFAULT-VALUE}).")
     List<Integer> sizes = new ArrayList<>();
-
-    @Option(names = "--warmup", paramLabel = "TIME", defaultValue = "2s", converter = Durations.class,
-        description = "Flat-out warm-up, then as long at the rate (default: ${DEFAULT-VALUE}).")
-    long warmupMs;
-
-    @Option(names = "--duration", paramLabel = "TIME", defaultValue = "10s", converter = Durations.class,
-        description = "Measured window of each cell (default: ${DEFAULT-VALUE}).")
-    long measureMs;
-
-    @Option(names = "--runs", paramLabel = "N", defaultValue = "1",
-        description = "Rounds of the matrix, interleaved; medians and spreads (default: ${DEFAULT-VALUE}).")
-    int runs;
 
     @Option(names = "--bandwidth-bytes", paramLabel = "BYTES", defaultValue = "2147483648",
         description = "Bytes of the disk bandwidth probe, 0 to skip (default: ${DEFAULT-VALUE}).")
@@ -131,11 +123,10 @@ public final class WriterBench implements Callable<Integer>
         {
             fileSystems.put("tmpfs", Path.of(tmpfsDir));
         }
-        final String sha = PerfRun.gitShortSha(Path.of("."));
-        final Path reportDir = createDirectory(resultsDir, LocalDate.now(), sha);
+        final PerfRun perfRun = PerfRun.start(report.dir(), Path.of("").toAbsolutePath(),
+            BenchMain.commandLineText(spec.commandLine().getParseResult().originalArgs()), KIND);
+        final Path reportDir = perfRun.directory();
         final Path profiles = Files.createDirectories(reportDir.resolve("profiles"));
-        final String started = java.time.ZonedDateTime.now().withNano(0).toString();
-        final String loadAtStart = Environment.loadAverage();
         out.println("tidemark-bench writer: " + reportDir);
         final List<double[]> bandwidth = new ArrayList<>();
         if (bandwidthBytes > 0)
@@ -145,7 +136,7 @@ public final class WriterBench implements Callable<Integer>
                 bandwidth.get(0)[0], bandwidth.get(0)[1]);
         }
         final List<Cell> cells = new ArrayList<>();
-        for (int run = 1; run <= runs; run++)
+        for (int run = 1; run <= runs.runs(); run++)
         {
             for (final Map.Entry<String, Path> fs : fileSystems.entrySet())
             {
@@ -171,12 +162,7 @@ public final class WriterBench implements Callable<Integer>
                             }
                             if (cell.ok())
                             {
-                                try (PrintStream hgrm = new PrintStream(
-                                    Files.newOutputStream(reportDir.resolve(name + "-run" + run + ".hgrm")), false,
-                                    StandardCharsets.UTF_8))
-                                {
-                                    cell.latency().outputPercentileDistribution(hgrm, 1000.0);
-                                }
+                                perfRun.writeHgrm(name + "-run" + run + ".hgrm", cell.latency(), 1000.0);
                             }
                         }
                     }
@@ -187,24 +173,19 @@ public final class WriterBench implements Callable<Integer>
         {
             bandwidth.add(diskBandwidth(disk, bandwidthBytes));
         }
-        final Map<String, String> facts = new LinkedHashMap<>();
-        facts.put("date", started + " to " + java.time.ZonedDateTime.now().withNano(0));
-        facts.put("git", sha);
-        facts.put("command", BenchMain.commandLineText(spec.commandLine().getParseResult().originalArgs()));
-        facts.put("loadavg.start", loadAtStart);
-        facts.put("loadavg.end", Environment.loadAverage());
-        final Map<String, String> env = Environment.describe(facts, List.of(String.join(" ", JvmFlags.FORKED_JVM_ARGS)));
+        final Map<String, String> facts = perfRun.facts();
+        final Map<String, String> env = Environment.describe(facts,
+            List.of(String.join(" ", JvmFlags.FORKED_JVM_ARGS)));
         for (final Map.Entry<String, Path> fs : fileSystems.entrySet())
         {
             env.put("fs." + fs.getKey(), fs.getValue() + ": " + Environment.fileSystem(fs.getValue()));
         }
         env.put("vm.dirty", sysctl("dirty_background_ratio") + "% background, " + sysctl("dirty_ratio") +
             "% throttle, expire " + sysctl("dirty_expire_centisecs") + " cs");
-        Files.writeString(reportDir.resolve(PerfRun.ENV_FILE), Environment.format(env), StandardCharsets.UTF_8);
-        Files.writeString(reportDir.resolve(PerfRun.SUMMARY_FILE),
-            WriterReport.markdown(env, cells, bandwidth, fileSystems.keySet(), peers, rates, sizes), StandardCharsets.UTF_8);
-        Files.writeString(reportDir.resolve("summary.json"), JsonWriter.write(json(cells)), StandardCharsets.UTF_8);
-        ResultsIndex.update(resultsDir);
+        perfRun.writeEnvironment(env);
+        perfRun.writeSummary(WriterReport.markdown(env, cells, bandwidth, fileSystems.keySet(), peers, rates, sizes));
+        perfRun.writeJson(json(cells));
+        perfRun.updateIndex();
         out.println("wrote " + reportDir.resolve(PerfRun.SUMMARY_FILE));
         return cells.stream().allMatch(Cell::ok) ? 0 : 1;
     }
@@ -298,12 +279,13 @@ public final class WriterBench implements Callable<Integer>
                 command.addAll(JvmFlags.CHRONICLE_QUEUE_JVM_ARGS);
             }
             command.addAll(Arrays.asList("-cp", System.getProperty("java.class.path"), WriterMain.class.getName(),
-                peer, Integer.toString(size), Long.toString(rate), Long.toString(warmupMs), Long.toString(measureMs),
+                peer, Integer.toString(size), Long.toString(rate), Long.toString(window.warmupMs()),
+                Long.toString(window.durationMs()),
                 workDir.toAbsolutePath().toString(), null == jfrFile ? "-" : jfrFile.toAbsolutePath().toString(),
                 outFile.toAbsolutePath().toString()));
             final Process process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(logFile.toFile()).start();
-            final long budgetMs = 6 * (2 * warmupMs + measureMs) + 120_000;
+            final long budgetMs = 6 * (2 * window.warmupMs() + window.durationMs()) + 120_000;
             final Properties props = new Properties();
             if (!process.waitFor(budgetMs, TimeUnit.MILLISECONDS))
             {
@@ -368,16 +350,5 @@ public final class WriterBench implements Callable<Integer>
         {
             Files.deleteIfExists(file);
         }
-    }
-
-    static Path createDirectory(final Path resultsDir, final LocalDate date, final String sha) throws IOException
-    {
-        final String base = DateTimeFormatter.ISO_LOCAL_DATE.format(date) + "_writer-" + sha;
-        Path candidate = resultsDir.resolve(base);
-        for (int n = 2; Files.exists(candidate.resolve(PerfRun.SUMMARY_FILE)); n++)
-        {
-            candidate = resultsDir.resolve(base + "-" + n);
-        }
-        return Files.createDirectories(candidate);
     }
 }

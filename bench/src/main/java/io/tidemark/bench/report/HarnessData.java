@@ -1,5 +1,6 @@
 package io.tidemark.bench.report;
 
+import io.tidemark.bench.harness.Matrix;
 import io.tidemark.bench.harness.RunResult;
 import io.tidemark.bench.harness.ScenarioResult;
 import io.tidemark.bench.peer.PeerComparison;
@@ -29,5 +30,12 @@ public record HarnessData(
     public boolean allVerified()
     {
         return scenarios.stream().allMatch(ScenarioResult::verified) && failover.stream().allMatch(RunResult::verified);
+    }
+
+    /** @return the scenarios of one sweep, in the sweep's order ({@link Matrix#order}). */
+    public List<ScenarioResult> inSweep(final String sweep)
+    {
+        return scenarios.stream().filter((r) -> r.sweeps().contains(sweep))
+            .sorted((a, b) -> Matrix.order(sweep).compare(a.scenario(), b.scenario())).toList();
     }
 }

@@ -1,23 +1,62 @@
 package io.tidemark.bench.report;
 
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamWriteFeature;
+import com.fasterxml.jackson.core.json.JsonReadFeature;
+import com.fasterxml.jackson.core.util.DefaultIndenter;
+import com.fasterxml.jackson.core.util.DefaultPrettyPrinter;
+import com.fasterxml.jackson.core.util.Separators;
+import com.fasterxml.jackson.databind.DeserializationFeature;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.ObjectWriter;
+import com.fasterxml.jackson.databind.SerializerProvider;
+import com.fasterxml.jackson.databind.json.JsonMapper;
+import com.fasterxml.jackson.databind.module.SimpleModule;
+import com.fasterxml.jackson.databind.ser.std.StdSerializer;
+
+import java.io.IOException;
+import java.math.BigDecimal;
+import java.math.RoundingMode;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
- * A small JSON reader, enough for JMH's result files: objects become {@link LinkedHashMap}s (key order kept),
- * arrays {@link ArrayList}s, numbers {@link Double}s, and strings, booleans and null themselves. JMH writes a
+ * The bench's JSON, read and written with Jackson: the summaries every mode writes ({@code summary.json}) and JMH's
+ * result files. Reading gives plain trees: objects as {@link java.util.LinkedHashMap}s (key order kept), arrays as
+ * lists, numbers as {@link Number}s, and strings, booleans and null themselves; {@link #number}, {@link #object} and
+ * {@link #array} take them apart without casts. Writing takes the same kind of tree (maps in iteration order, lists,
+ * strings, numbers, booleans, null; anything else as its {@code toString()}), indented by two spaces, with the
+ * summaries' number rule: a non-finite number (NaN, an infinity) is null, an integral value has no fraction, and
+ * any other floating-point value has three decimals (BigDecimal and BigInteger as they are). JMH writes a
  * non-finite score as the string {@code "NaN"}; {@link #number} reads it back as {@link Double#NaN}.
+ * <p>
+ * Thread-safe: Jackson's mapper and writer are, once configured.
  */
 public final class Json
 {
-    private final String text;
-    private int at;
+    private static final ObjectMapper MAPPER = JsonMapper.builder()
+        .enable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+        .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS)
+        .addModule(new SimpleModule("tidemark-bench-numbers")
+            .addSerializer(Double.class, new Decimal<>(Double.class))
+            .addSerializer(double.class, new Decimal<>(Double.class))
+            .addSerializer(Float.class, new Decimal<>(Float.class))
+            .addSerializer(float.class, new Decimal<>(Float.class)))
+        .enable(StreamWriteFeature.WRITE_BIGDECIMAL_AS_PLAIN)
+        .build();
+    private static final ObjectWriter WRITER = MAPPER.writer(new DefaultPrettyPrinter()
+        .withSeparators(Separators.createDefaultInstance()
+            .withObjectFieldValueSpacing(Separators.Spacing.AFTER)
+            .withObjectEmptySeparator("")
+            .withArrayEmptySeparator(""))
+        .withObjectIndenter(new DefaultIndenter("  ", "\n"))
+        .withArrayIndenter(new DefaultIndenter("  ", "\n")));
 
-    private Json(final String text)
+    private Json()
     {
-        this.text = text;
     }
 
     /**
@@ -27,14 +66,30 @@ public final class Json
      */
     public static Object parse(final String text)
     {
-        final Json json = new Json(text);
-        final Object value = json.value();
-        json.skipWhitespace();
-        if (json.at != text.length())
+        try
         {
-            throw json.error("trailing characters");
+            return MAPPER.readValue(text, Object.class);
         }
-        return value;
+        catch (final JsonProcessingException ex)
+        {
+            throw new IllegalArgumentException("not JSON: " + ex.getOriginalMessage(), ex);
+        }
+    }
+
+    /**
+     * @param value a tree of maps, lists, strings, numbers, booleans and null.
+     * @return its JSON text, indented by two spaces, ending with a newline.
+     */
+    public static String write(final Object value)
+    {
+        try
+        {
+            return WRITER.writeValueAsString(plain(value)) + "\n";
+        }
+        catch (final JsonProcessingException ex)
+        {
+            throw new IllegalArgumentException("cannot write as JSON: " + ex.getOriginalMessage(), ex);
+        }
     }
 
     /**
@@ -81,201 +136,52 @@ public final class Json
         return value instanceof List ? (List<Object>)value : List.of();
     }
 
-    private Object value()
+    /** @return the tree with map keys as strings and anything but a map, list, string, number or boolean as text. */
+    private static Object plain(final Object value)
     {
-        skipWhitespace();
-        if (at >= text.length())
+        if (value instanceof Map<?, ?> map)
         {
-            throw error("unexpected end");
+            final Map<String, Object> copy = new LinkedHashMap<>();
+            map.forEach((k, v) -> copy.put(String.valueOf(k), plain(v)));
+            return copy;
         }
-        final char c = text.charAt(at);
-        switch (c)
+        if (value instanceof List<?> list)
         {
-            case '{': return parseObject();
-            case '[': return parseArray();
-            case '"': return parseString();
-            case 't': return literal("true", Boolean.TRUE);
-            case 'f': return literal("false", Boolean.FALSE);
-            case 'n': return literal("null", null);
-            default:
-                if (c == '-' || (c >= '0' && c <= '9'))
-                {
-                    return parseNumber();
-                }
-                throw error("unexpected character '" + c + "'");
+            final List<Object> copy = new ArrayList<>(list.size());
+            list.forEach((v) -> copy.add(plain(v)));
+            return copy;
         }
+        return null == value || value instanceof String || value instanceof Number || value instanceof Boolean ?
+            value : value.toString();
     }
 
-    private Map<String, Object> parseObject()
+    /** A floating-point number as the summaries write it: null, integral, or three decimals. */
+    private static final class Decimal<T extends Number> extends StdSerializer<T>
     {
-        final Map<String, Object> map = new LinkedHashMap<>();
-        at++;
-        skipWhitespace();
-        if (peek() == '}')
+        private static final long serialVersionUID = 1L;
+
+        Decimal(final Class<T> type)
         {
-            at++;
-            return map;
+            super(type);
         }
-        while (true)
+
+        @Override
+        public void serialize(final T value, final JsonGenerator out, final SerializerProvider provider)
+            throws IOException
         {
-            skipWhitespace();
-            if (peek() != '"')
+            final double d = value.doubleValue();
+            if (Double.isNaN(d) || Double.isInfinite(d))
             {
-                throw error("expected a key");
+                out.writeNull();
             }
-            final String key = parseString();
-            skipWhitespace();
-            expect(':');
-            map.put(key, value());
-            skipWhitespace();
-            final char c = next();
-            if (c == '}')
+            else if (d == Math.rint(d) && Math.abs(d) < 1e15)
             {
-                return map;
+                out.writeNumber((long)d);
             }
-            if (c != ',')
+            else
             {
-                throw error("expected ',' or '}'");
+                out.writeNumber(BigDecimal.valueOf(d).setScale(3, RoundingMode.HALF_UP));
             }
         }
-    }
-
-    private List<Object> parseArray()
-    {
-        final List<Object> list = new ArrayList<>();
-        at++;
-        skipWhitespace();
-        if (peek() == ']')
-        {
-            at++;
-            return list;
-        }
-        while (true)
-        {
-            list.add(value());
-            skipWhitespace();
-            final char c = next();
-            if (c == ']')
-            {
-                return list;
-            }
-            if (c != ',')
-            {
-                throw error("expected ',' or ']'");
-            }
-        }
-    }
-
-    private String parseString()
-    {
-        expect('"');
-        final StringBuilder sb = new StringBuilder();
-        while (true)
-        {
-            final char c = next();
-            if (c == '"')
-            {
-                return sb.toString();
-            }
-            if (c != '\\')
-            {
-                sb.append(c);
-                continue;
-            }
-            final char escaped = next();
-            switch (escaped)
-            {
-                case '"': sb.append('"'); break;
-                case '\\': sb.append('\\'); break;
-                case '/': sb.append('/'); break;
-                case 'b': sb.append('\b'); break;
-                case 'f': sb.append('\f'); break;
-                case 'n': sb.append('\n'); break;
-                case 'r': sb.append('\r'); break;
-                case 't': sb.append('\t'); break;
-                case 'u':
-                    if (at + 4 > text.length())
-                    {
-                        throw error("short unicode escape");
-                    }
-                    try
-                    {
-                        sb.append((char)Integer.parseInt(text.substring(at, at + 4), 16));
-                    }
-                    catch (final NumberFormatException ex)
-                    {
-                        throw error("bad unicode escape");
-                    }
-                    at += 4;
-                    break;
-                default: throw error("bad escape '\\" + escaped + "'");
-            }
-        }
-    }
-
-    private Double parseNumber()
-    {
-        final int start = at;
-        while (at < text.length() && "+-0123456789.eE".indexOf(text.charAt(at)) >= 0)
-        {
-            at++;
-        }
-        try
-        {
-            return Double.valueOf(text.substring(start, at));
-        }
-        catch (final NumberFormatException ex)
-        {
-            at = start;
-            throw error("bad number");
-        }
-    }
-
-    private Object literal(final String word, final Object value)
-    {
-        if (!text.startsWith(word, at))
-        {
-            throw error("expected " + word);
-        }
-        at += word.length();
-        return value;
-    }
-
-    private void skipWhitespace()
-    {
-        while (at < text.length() && Character.isWhitespace(text.charAt(at)))
-        {
-            at++;
-        }
-    }
-
-    private char peek()
-    {
-        if (at >= text.length())
-        {
-            throw error("unexpected end");
-        }
-        return text.charAt(at);
-    }
-
-    private char next()
-    {
-        final char c = peek();
-        at++;
-        return c;
-    }
-
-    private void expect(final char c)
-    {
-        if (next() != c)
-        {
-            at--;
-            throw error("expected '" + c + "'");
-        }
-    }
-
-    private IllegalArgumentException error(final String what)
-    {
-        return new IllegalArgumentException("invalid JSON at character " + at + ": " + what);
     }
 }

@@ -15,10 +15,14 @@ import java.util.concurrent.TimeUnit;
 import java.util.regex.Pattern;
 
 /**
- * One benchmark run's report directory, {@code <results>/<yyyy-MM-dd>_<git short sha or 'nogit'>/}, holding
- * {@value #JSON_FILE} (the JMH result), {@value #SUMMARY_FILE} (the table) and {@value #ENV_FILE} (the machine).
- * When that directory already holds a report (a second run on the same day and commit), the next free
- * {@code -2}, {@code -3}, ... suffix is used, so that no result is overwritten.
+ * One benchmark run's report directory and the one writer of its files, for every mode:
+ * {@code <results>/<yyyy-MM-dd>_[<kind>-]<git short sha or 'nogit'>/} (no kind for the harness and JMH; e.g.
+ * {@code multiprocess}, {@code kafka-clients}, {@code isr-flap}, {@code writer}, {@code auth-overhead} for the
+ * others), holding {@value #SUMMARY_FILE} (start there), {@value #SUMMARY_JSON} (the same, for tools),
+ * {@value #ENV_FILE} (the machine), {@code .hgrm} latency histograms and, for JMH, {@value #JSON_FILE}; and after
+ * the run the results root's index ({@link ResultsIndex}). When that directory already holds a report (a second
+ * run on the same day and commit), the next free {@code -2}, {@code -3}, ... suffix is used, so that no result is
+ * overwritten.
  */
 public final class PerfRun
 {
@@ -26,6 +30,8 @@ public final class PerfRun
     public static final String JSON_FILE = "jmh-result.json";
     /** The results table. */
     public static final String SUMMARY_FILE = "summary.md";
+    /** The machine-readable summary. */
+    public static final String SUMMARY_JSON = "summary.json";
     /** The machine description. */
     public static final String ENV_FILE = "env.txt";
     /** Directory name used when the current directory is not in a git work tree. */
@@ -33,6 +39,7 @@ public final class PerfRun
 
     private static final Pattern SHA = Pattern.compile("[0-9a-f]{4,40}");
 
+    private final Path resultsDir;
     private final Path directory;
     private final String command;
     private final String gitSha;
@@ -41,9 +48,10 @@ public final class PerfRun
     private final String loadAtStart;
 
     private PerfRun(
-        final Path directory, final String command, final String gitSha, final boolean gitDirty,
-        final ZonedDateTime started)
+        final Path resultsDir, final Path directory, final String command, final String gitSha,
+        final boolean gitDirty, final ZonedDateTime started)
     {
+        this.resultsDir = resultsDir;
         this.directory = directory;
         this.command = command;
         this.gitSha = gitSha;
@@ -62,11 +70,26 @@ public final class PerfRun
      */
     public static PerfRun start(final Path resultsDir, final Path workDir, final String command) throws IOException
     {
+        return start(resultsDir, workDir, command, null);
+    }
+
+    /**
+     * Create the report directory of a run of one kind starting now.
+     *
+     * @param resultsDir the results root (relative paths are against the current directory).
+     * @param workDir    where to ask git for the commit (the current directory).
+     * @param command    the command line, for the record.
+     * @param kind       what ran, in the directory's name after the date; null for none (the harness, JMH).
+     * @return the run.
+     */
+    public static PerfRun start(final Path resultsDir, final Path workDir, final String command, final String kind)
+        throws IOException
+    {
         final ZonedDateTime now = ZonedDateTime.now();
         final String sha = gitShortSha(workDir);
         final boolean dirty = !NO_GIT.equals(sha) && gitDirty(workDir);
-        final Path directory = createDirectory(resultsDir, now.toLocalDate(), sha);
-        return new PerfRun(directory, command, sha, dirty, now);
+        final Path directory = createDirectory(resultsDir, now.toLocalDate(), sha, kind);
+        return new PerfRun(resultsDir, directory, command, sha, dirty, now);
     }
 
     /**
@@ -77,7 +100,21 @@ public final class PerfRun
      */
     static Path createDirectory(final Path resultsDir, final LocalDate date, final String sha) throws IOException
     {
-        final String base = DateTimeFormatter.ISO_LOCAL_DATE.format(date) + "_" + sha;
+        return createDirectory(resultsDir, date, sha, null);
+    }
+
+    /**
+     * @param resultsDir the results root.
+     * @param date       the run's date.
+     * @param sha        git short sha or {@value #NO_GIT}.
+     * @param kind       what ran, or null.
+     * @return a new or empty directory {@code <resultsDir>/<date>_[<kind>-]<sha>[-n]}.
+     */
+    public static Path createDirectory(final Path resultsDir, final LocalDate date, final String sha,
+        final String kind) throws IOException
+    {
+        final String base = DateTimeFormatter.ISO_LOCAL_DATE.format(date) + "_" + (null == kind ? "" : kind + "-") +
+            sha;
         Path candidate = resultsDir.resolve(base);
         for (int n = 2; holdsReport(candidate); n++)
         {
@@ -89,7 +126,7 @@ public final class PerfRun
     private static boolean holdsReport(final Path dir)
     {
         return Files.exists(dir.resolve(SUMMARY_FILE)) || Files.exists(dir.resolve(JSON_FILE)) ||
-            Files.exists(dir.resolve(ENV_FILE));
+            Files.exists(dir.resolve(ENV_FILE)) || Files.exists(dir.resolve(SUMMARY_JSON));
     }
 
     /**
@@ -102,7 +139,11 @@ public final class PerfRun
         return null != out && SHA.matcher(out).matches() ? out : NO_GIT;
     }
 
-    private static boolean gitDirty(final Path workDir)
+    /**
+     * @param workDir a directory in a git work tree.
+     * @return whether tracked files have uncommitted changes (false without git).
+     */
+    public static boolean gitDirty(final Path workDir)
     {
         final String out = git(workDir, "status", "--porcelain", "--untracked-files=no");
         return null != out && !out.isEmpty();
@@ -146,6 +187,77 @@ public final class PerfRun
     public Path directory()
     {
         return directory;
+    }
+
+    /** @return the results root the report directory is in. */
+    public Path resultsDir()
+    {
+        return resultsDir;
+    }
+
+    /**
+     * Write {@value #SUMMARY_FILE}.
+     *
+     * @param markdown the report.
+     * @return the file.
+     */
+    public Path writeSummary(final String markdown) throws IOException
+    {
+        return Files.writeString(summaryFile(), markdown, StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Write {@value #SUMMARY_JSON}.
+     *
+     * @param tree maps, lists, strings, numbers, booleans and null ({@link Json#write}).
+     * @return the file.
+     */
+    public Path writeJson(final Object tree) throws IOException
+    {
+        return Files.writeString(directory.resolve(SUMMARY_JSON), Json.write(tree), StandardCharsets.UTF_8);
+    }
+
+    /**
+     * Write {@value #ENV_FILE}.
+     *
+     * @param env the machine's and the run's facts ({@link Environment#describe}).
+     * @return a one-line description of the machine for the summary.
+     */
+    public String writeEnvironment(final Map<String, String> env) throws IOException
+    {
+        Files.writeString(envFile(), Environment.format(env), StandardCharsets.UTF_8);
+        return machine(env);
+    }
+
+    /**
+     * Write a latency histogram as HdrHistogram's percentile distribution.
+     *
+     * @param name  the file, relative to the report directory ({@code .hgrm}); its directory is created.
+     * @param h     the histogram.
+     * @param scale what its values are divided by in the file (1000.0: nanoseconds written as microseconds).
+     * @return the file.
+     */
+    public Path writeHgrm(final String name, final org.HdrHistogram.Histogram h, final double scale)
+        throws IOException
+    {
+        final Path file = directory.resolve(name);
+        Files.createDirectories(file.getParent());
+        try (java.io.PrintStream out = new java.io.PrintStream(Files.newOutputStream(file), false,
+            StandardCharsets.UTF_8))
+        {
+            h.outputPercentileDistribution(out, scale);
+        }
+        return file;
+    }
+
+    /**
+     * Rewrite the results root's index ({@link ResultsIndex}) once the report is complete.
+     *
+     * @return the index file.
+     */
+    public Path updateIndex() throws IOException
+    {
+        return ResultsIndex.update(resultsDir);
     }
 
     /** @return where JMH writes its JSON result. */
@@ -210,7 +322,8 @@ public final class PerfRun
         return out;
     }
 
-    private static String machine(final Map<String, String> env)
+    /** @return the machine in one line, from {@link Environment#describe}'s facts. */
+    public static String machine(final Map<String, String> env)
     {
         return env.get("cpu.model") + ", " + env.get("cpu.available.to.jvm") + " CPUs, " +
             env.get("memory.total").replaceFirst(" \\(.*", "") + " RAM, JDK " + env.get("jdk.version") +

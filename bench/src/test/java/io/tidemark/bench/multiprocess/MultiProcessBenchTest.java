@@ -1,7 +1,7 @@
 package io.tidemark.bench.multiprocess;
 
 import io.tidemark.bench.BenchMain;
-import io.tidemark.bench.kafka.KafkaPeerCluster;
+import io.tidemark.bench.kafka.KafkaLib;
 import io.tidemark.bench.report.Json;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -134,7 +134,7 @@ class MultiProcessBenchTest
     {
         try
         {
-            KafkaPeerCluster.findLib(null);
+            KafkaLib.find(null);
             return true;
         }
         catch (final IllegalStateException ex)

@@ -1,5 +1,6 @@
 package io.tidemark.bench.multiprocess;
 
+import io.tidemark.bench.report.PerfRun;
 import io.tidemark.replication.Acks;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -93,10 +94,12 @@ class MultiProcessPlanTest
     void runDirectoriesAreNamedByDateKindAndCommitAndNeverReused() throws Exception
     {
         final LocalDate date = LocalDate.of(2026, 11, 29);
-        final Path first = ResultsDirectory.create(tmp, date, "abc1234");
+        final Path first = PerfRun.createDirectory(tmp, date, "abc1234", Comparison.MULTIPROCESS.kind());
         assertEquals("2026-11-29_multiprocess-abc1234", first.getFileName().toString());
-        Files.writeString(first.resolve("summary.md"), "x");
+        Files.writeString(first.resolve("summary.json"), "{}");
         assertEquals("2026-11-29_multiprocess-abc1234-2",
-            ResultsDirectory.create(tmp, date, "abc1234").getFileName().toString());
+            PerfRun.createDirectory(tmp, date, "abc1234", "multiprocess").getFileName().toString());
+        assertEquals("2026-11-29_kafka-clients-abc1234",
+            PerfRun.createDirectory(tmp, date, "abc1234", Comparison.KAFKA_CLIENTS.kind()).getFileName().toString());
     }
 }

@@ -191,10 +191,19 @@ class HarnessReportTest
         tree.put("a", 1.5);
         tree.put("b", List.of(1L, "x\"y", Double.NaN));
         tree.put("c", null);
-        final Map<String, Object> back = Json.object(Json.parse(JsonWriter.write(tree)));
+        final Map<String, Object> back = Json.object(Json.parse(Json.write(tree)));
         assertEquals(1.5, Json.number(back.get("a")));
         assertEquals("x\"y", Json.array(back.get("b")).get(1));
         assertEquals(null, Json.array(back.get("b")).get(2));
         assertTrue(back.containsKey("c"));
+        // the summaries' number rule: three decimals, integral values without a fraction, non-finite as null
+        final Map<String, Object> numbers = new LinkedHashMap<>();
+        numbers.put("x", 1.23456);
+        numbers.put("y", 2.0);
+        numbers.put("z", Double.POSITIVE_INFINITY);
+        numbers.put("n", 7L);
+        numbers.put("path", java.nio.file.Path.of("a", "b"));
+        assertEquals("{\n  \"x\": 1.235,\n  \"y\": 2,\n  \"z\": null,\n  \"n\": 7,\n  \"path\": \"a/b\"\n}\n",
+            Json.write(numbers));
     }
 }

@@ -133,8 +133,8 @@ class JmhSummaryTest
         final Map<String, Object> map = Json.object(parsed);
         assertEquals(List.of("a\"bA", "e"), List.copyOf(map.keySet()));
         final List<Object> list = Json.array(map.get("a\"bA"));
-        assertEquals(1.0, list.get(0));
-        assertEquals(-250.0, list.get(1));
+        assertEquals(1.0, Json.number(list.get(0)));
+        assertEquals(-250.0, Json.number(list.get(1)));
         assertEquals(Boolean.TRUE, list.get(2));
         assertEquals(Boolean.FALSE, list.get(3));
         assertEquals(null, list.get(4));
