@@ -434,7 +434,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 if (present && null != node.getData())
                 {
                     final String[] parts = new String(node.getData(), StandardCharsets.UTF_8).trim().split(" ");
-                    if (parts.length == 2)
+                    if (parts.length == 2 || parts.length == 3) // "<incarnation> <endpoint>[ <directory token>]"
                     {
                         hosts.put(id, new HostInfo(Long.parseLong(parts[0]), parts[1]));
                     }

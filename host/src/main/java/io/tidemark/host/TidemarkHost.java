@@ -89,6 +89,7 @@ public final class TidemarkHost implements AutoCloseable
     private final ExecutorService zooKeeperTasks;
     private volatile KafkaGateway kafka;
     private final byte[] hostData;
+    private final String dirToken;
     private final java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
     private boolean closed;
 
@@ -101,6 +102,7 @@ public final class TidemarkHost implements AutoCloseable
         try
         {
             lockHostDir(config.hostDir());
+            this.dirToken = HostDirToken.readOrCreate(config.hostDir(), logger);
             this.client = config.zooKeeper().connectClient();
             resources.push(client);
             this.root = config.zooKeeper().rootPath();
@@ -110,9 +112,12 @@ public final class TidemarkHost implements AutoCloseable
             ZooKeeperRootCheck.check(client, root, config.zooKeeper().acl(), logger);
             this.incarnation = ZooKeeperCounters.incrementAndGet(client, root + "/" + INCARNATIONS + "/" + hostId);
             // Registered before anything runs: a second process with this host id fails here, before its
-            // registration with the controller could pass for a restart of the live one.
-            this.hostData = (incarnation + " " + config.endpoints().get(hostId)).getBytes(StandardCharsets.UTF_8);
-            ZooKeeperHostLiveness.register(client, root, hostId, hostData,
+            // registration with the controller could pass for a restart of the live one. A registration left by a
+            // killed process in this directory (its token; the directory's lock says that process is gone) is
+            // taken over at once instead of waited out until its session expires.
+            this.hostData = (incarnation + " " + config.endpoints().get(hostId) + " " + dirToken)
+                .getBytes(StandardCharsets.UTF_8);
+            ZooKeeperHostLiveness.register(client, root, hostId, hostData, dirToken,
                 2L * config.zooKeeper().sessionTimeoutMs());
             final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
             // shared with an embedded driver: the driver and the Aeron client run in the host's one duty cycle
@@ -405,7 +410,7 @@ public final class TidemarkHost implements AutoCloseable
             }
             else
             {
-                ZooKeeperHostLiveness.register(client, root, config.hostId(), hostData,
+                ZooKeeperHostLiveness.register(client, root, config.hostId(), hostData, dirToken,
                     2L * config.zooKeeper().sessionTimeoutMs());
             }
         }

@@ -7,6 +7,7 @@ import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
+import org.apache.zookeeper.data.Stat;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.ConcurrentHashMap;
@@ -19,8 +20,9 @@ import java.util.concurrent.ConcurrentHashMap;
  * events), so the controller's duty cycle never waits on ZooKeeper. A host never seen registered is not reported
  * down (the heartbeats' grace covers a start-up).
  * <p>
- * A host's node data that starts with its incarnation ({@code "<incarnation> <endpoint>"}, as a host process
- * registers) is its {@link #registeredIncarnation}; a node with other data states none
+ * A host's node data that starts with its incarnation ({@code "<incarnation> <endpoint> <directory token>"}, as a
+ * host process registers; builds before the token wrote the first two words) is its {@link #registeredIncarnation};
+ * a node with other data states none
  * ({@link HostLiveness#ANY_INCARNATION}). Host ids outside {@code [0, 64)} are ignored.
  */
 public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
@@ -176,6 +178,29 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
         final byte[] data,
         final long timeoutMs)
     {
+        register(hostClient, rootPath, hostId, data, null, timeoutMs);
+    }
+
+    /**
+     * Register a host as {@link #register(CuratorFramework, String, int, byte[], long)} does, taking over at once a
+     * node that a dead predecessor left: when the node that is in the way ends with {@code takeOverToken} (its last
+     * space-separated word), it was registered by a process that worked in the same host directory, and the caller,
+     * holding that directory's lock, knows that process is gone; the node is deleted (at the version read, so a node
+     * that changed in between is looked at again) and this host's created. A node with another last word (or none)
+     * is waited out as before: it may be a live process of the same host id elsewhere. A node this client's own
+     * session holds counts as registered.
+     *
+     * @param takeOverToken the host directory's token, also the last word of {@code data}; null to never take over.
+     * @throws ZooKeeperStoreException when the node could not be created in time.
+     */
+    public static void register(
+        final CuratorFramework hostClient,
+        final String rootPath,
+        final int hostId,
+        final byte[] data,
+        final String takeOverToken,
+        final long timeoutMs)
+    {
         final String path = hostPath(rootPath, hostId);
         final long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
         while (true)
@@ -188,6 +213,23 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
             }
             catch (final KeeperException.NodeExistsException ex)
             {
+                final int next;
+                try
+                {
+                    next = takeOver(hostClient, path, takeOverToken);
+                }
+                catch (final Exception readOrDelete)
+                {
+                    throw new ZooKeeperStoreException("cannot register host " + hostId + " at " + path, readOrDelete);
+                }
+                if (next == OURS)
+                {
+                    return;
+                }
+                if (next == CREATE_AGAIN)
+                {
+                    continue;
+                }
                 if (System.nanoTime() > deadline)
                 {
                     throw new ZooKeeperStoreException("host " + hostId + " is still registered at " + path +
@@ -208,6 +250,58 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
                 throw new ZooKeeperStoreException("cannot register host " + hostId + " at " + path, ex);
             }
         }
+    }
+
+    private static final int WAIT = 0;
+    private static final int CREATE_AGAIN = 1;
+    private static final int OURS = 2;
+
+    /**
+     * @return {@link #OURS} when this client's session holds the node already, {@link #CREATE_AGAIN} when it is gone
+     *         (left by a predecessor in the same host directory and deleted now, or vanished meanwhile),
+     *         {@link #WAIT} when it belongs to another process.
+     */
+    private static int takeOver(final CuratorFramework client, final String path, final String token)
+        throws Exception
+    {
+        final Stat stat = new Stat();
+        final byte[] existing;
+        try
+        {
+            existing = client.getData().storingStatIn(stat).forPath(path);
+        }
+        catch (final KeeperException.NoNodeException gone)
+        {
+            return CREATE_AGAIN;
+        }
+        if (stat.getEphemeralOwner() == client.getZookeeperClient().getZooKeeper().getSessionId())
+        {
+            return OURS; // a create whose answer was lost with a connection, retried by Curator
+        }
+        if (null == token || token.isEmpty() || !token.equals(lastWord(existing)))
+        {
+            return WAIT;
+        }
+        try
+        {
+            client.delete().withVersion(stat.getVersion()).forPath(path);
+        }
+        catch (final KeeperException.NoNodeException | KeeperException.BadVersionException raced)
+        {
+            // gone or changed meanwhile: looked at again
+        }
+        return CREATE_AGAIN;
+    }
+
+    private static String lastWord(final byte[] data)
+    {
+        if (null == data)
+        {
+            return null;
+        }
+        final String text = new String(data, StandardCharsets.UTF_8).trim();
+        final int space = text.lastIndexOf(' ');
+        return space < 0 ? null : text.substring(space + 1);
     }
 
     /**
