@@ -372,6 +372,7 @@ public final class KafkaListener implements Agent, AutoCloseable
             closeIdle(now);
         }
         work += flushAll();
+        rearmReads();
         if (memoryFreed)
         {
             memoryFreed = false;
@@ -498,7 +499,15 @@ public final class KafkaListener implements Agent, AutoCloseable
                 work += read(connection);
             }
         }
-        // connections that stopped reading (in flight full, back-pressure) may have frames waiting
+        return work;
+    }
+
+    /**
+     * Connections that stopped reading (in flight full, back-pressure) read again once they may: their next frames
+     * may already wait in the socket, which the selector reports only while OP_READ is set.
+     */
+    private void rearmReads()
+    {
         for (int i = connections.size() - 1; i >= 0; i--)
         {
             final KafkaConnection connection = connections.get(i);
@@ -507,7 +516,6 @@ public final class KafkaListener implements Agent, AutoCloseable
                 connection.key.interestOps(connection.key.interestOps() | SelectionKey.OP_READ);
             }
         }
-        return work;
     }
 
     private int accept() throws IOException

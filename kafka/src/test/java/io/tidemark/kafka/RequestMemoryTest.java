@@ -109,18 +109,34 @@ class RequestMemoryTest
     @Test
     void manyProducersSendingLargeBatchesStayWithinTheBudget() throws Exception
     {
+        manyProducers(new KafkaContext().listener("127.0.0.1:0"), (props) -> props);
+    }
+
+    /** The same over SASL_SSL: requests wait for budget with their bytes already decrypted in the TLS buffers. */
+    @Test
+    void manyProducersOverSaslSslStayWithinTheBudget() throws Exception
+    {
+        final TestCertificates certificates = TestCertificates.generate(
+            java.nio.file.Files.createDirectories(root.resolve("tls")));
+        final Path users = TestCertificates.users(root.resolve("users"), java.util.Map.of("app", "app-password"));
+        manyProducers(certificates.saslSsl(users), (props) -> TestCertificates.client(props, "PLAIN", "app",
+            "app-password", certificates.truststore));
+    }
+
+    private void manyProducers(final KafkaContext ctx, final java.util.function.UnaryOperator<Properties> secure)
+        throws Exception
+    {
         final int budget = 1024 * 1024;
         final int producers = 8;
         final int recordsEach = 120;
         final String topic = "big";
-        try (ReplicationCluster cluster = ReplicationCluster.start(root, 3, new ReplicationContext()
-            .hostSessionTimeoutMs(10_000));
-             InProcessKafka kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
-                 .queuedMaxRequestBytes(budget)))
+        try (ReplicationCluster cluster = ReplicationCluster.start(root.resolve("cluster"), 3,
+            new ReplicationContext().hostSessionTimeoutMs(10_000));
+             InProcessKafka kafka = InProcessKafka.start(cluster, ctx.queuedMaxRequestBytes(budget)))
         {
             final Properties adminProps = new Properties();
             adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
-            try (Admin admin = Admin.create(adminProps))
+            try (Admin admin = Admin.create(secure.apply(adminProps)))
             {
                 admin.createTopics(List.of(new NewTopic(topic, 3, (short)3))).all().get(60, TimeUnit.SECONDS);
             }
@@ -132,7 +148,8 @@ class RequestMemoryTest
                 final int id = p;
                 results.add(pool.submit(() ->
                 {
-                    final Properties props = ClientProps.producer(kafka.bootstrapServers(), "all", true);
+                    final Properties props = secure.apply(ClientProps.producer(kafka.bootstrapServers(), "all",
+                        true));
                     props.put(ProducerConfig.BATCH_SIZE_CONFIG, Integer.toString(200 * 1024));
                     props.put(ProducerConfig.MAX_REQUEST_SIZE_CONFIG, Integer.toString(400 * 1024));
                     props.put(ProducerConfig.LINGER_MS_CONFIG, "20");
