@@ -13,7 +13,7 @@ import java.nio.channels.FileChannel;
  * hole allocates a page, so a full file system answers it with SIGBUS; {@code read(2)} of a hole returns zeros
  * without allocating. Single-threaded.
  */
-final class FileWindow
+final class FileWindow implements BatchScanner.Source
 {
     private static final int INITIAL_CAPACITY = 1024 * 1024;
 
@@ -40,13 +40,15 @@ final class FileWindow
         this.view.wrap(bytes);
     }
 
-    long fileLength()
+    @Override
+    public long fileLength()
     {
         return fileLength;
     }
 
     /** @return the window's bytes; index {@code i} holds the file's byte at {@code start + i}. */
-    UnsafeBuffer buffer()
+    @Override
+    public UnsafeBuffer buffer()
     {
         return view;
     }
@@ -57,7 +59,8 @@ final class FileWindow
      *
      * @return the index of {@code position} in {@link #buffer()}.
      */
-    int load(final long position, final int length) throws IOException
+    @Override
+    public int load(final long position, final int length) throws IOException
     {
         final long wanted = Math.min(Math.min(length, maxCapacity), Math.max(0, fileLength - position));
         if (position >= start && position + wanted <= start + filled)
@@ -85,7 +88,8 @@ final class FileWindow
     }
 
     /** @return bytes readable in the window from {@code position} (which it holds). */
-    int available(final long position)
+    @Override
+    public int available(final long position)
     {
         return (int)(start + filled - position);
     }

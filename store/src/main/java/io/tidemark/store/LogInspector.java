@@ -1,5 +1,6 @@
 package io.tidemark.store;
 
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
@@ -56,13 +57,10 @@ public final class LogInspector
     public static final int TIME_INDEX_ENTRY_LENGTH = TimeIndex.ENTRY_LENGTH;
 
     private static final int META_LENGTH = CheckpointFile.FIELDS_OFFSET + 8 + 4;
-    private static final int WINDOW = 1024 * 1024;
 
     private final Path dir;
-    private final Crc32c crc = new Crc32c();
+    private final BatchScanner scanner = new BatchScanner(new Crc32c(), Integer.MAX_VALUE);
     private final RecordBatch batch = new RecordBatch();
-    private byte[] bytes = new byte[64 * 1024];
-    private final UnsafeBuffer view = new UnsafeBuffer(bytes);
 
     /** The meta file: its status and the log's creation time (-1 unless OK). */
     public record Meta(CheckpointFile.Status status, long creationTimeMs)
@@ -456,60 +454,48 @@ public final class LogInspector
         try (FileChannel channel = FileChannel.open(segment.log(), StandardOpenOption.READ))
         {
             final long fileSize = channel.size();
-            int position = fromPosition;
-            long nextOffset = -1;
-            int validBatches = 0;
-            int damagedBatches = 0;
-            int stopStatus = RecordBatch.INCOMPLETE;
-            while (position < fileSize)
+            final FileWindow window = new FileWindow(channel, fileSize, Integer.MAX_VALUE);
+            final WalkState state = new WalkState();
+            // A walk from the start checks offset continuity from the segment's base offset; a scan from a
+            // position (a follower's, an index entry's) takes the first batch's base offset as it finds it.
+            final long expected = fromPosition == 0 ? segment.baseOffset() : -1;
+            final long stop = scanner.walk(window, fromPosition, expected, true, full, new BatchScanner.Visitor()
             {
-                final BatchInfo info = read(channel, position, fileSize);
-                if (info.endOfData())
+                @Override
+                public boolean onBatch(
+                    final long position, final DirectBuffer buffer, final int index, final boolean resumed)
                 {
-                    stopStatus = RecordBatch.INCOMPLETE;
-                    break;
-                }
-                final boolean valid = info.valid();
-                if (valid)
-                {
-                    validBatches++;
-                    nextOffset = info.nextOffset();
-                }
-                else
-                {
-                    damagedBatches++;
-                }
-                if (!visitor.onBatch(info, valid ? batch.wrap(view, 0) : null))
-                {
-                    stopStatus = valid ? RecordBatch.VALID : info.status();
-                    if (valid)
+                    final BatchInfo info = info(position, RecordBatch.VALID, buffer, index, buffer.getInt(index));
+                    state.validBatches++;
+                    state.nextOffset = info.nextOffset();
+                    state.stopStatus = RecordBatch.INCOMPLETE;
+                    if (!visitor.onBatch(info, batch.wrap(buffer, index)))
                     {
-                        position += (int)Math.min(info.frameLength(), fileSize - position);
+                        state.stopStatus = RecordBatch.VALID;
+                        return false;
                     }
-                    // Stopped by the visitor: nothing more is read (not even to look for garbage after it).
-                    return new ScanResult(position, stopStatus, nextOffset, validBatches, damagedBatches, -1,
-                        fileSize);
+                    return true;
                 }
-                if (valid)
+
+                @Override
+                public boolean onDamage(
+                    final long position,
+                    final int status,
+                    final long expectedOffset,
+                    final DirectBuffer buffer,
+                    final int index,
+                    final int available)
                 {
-                    position += (int)Math.min(info.frameLength(), fileSize - position);
-                    continue;
+                    state.damagedBatches++;
+                    state.stopStatus = status;
+                    return visitor.onBatch(info(position, status, buffer, index, available), null);
                 }
-                stopStatus = info.status();
-                if (!full)
-                {
-                    break;
-                }
-                final int next = resync(channel, position + RecordBatchDescriptor.FRAME_ALIGNMENT, fileSize);
-                if (next < 0)
-                {
-                    break;
-                }
-                position = next;
-                stopStatus = RecordBatch.INCOMPLETE;
-            }
-            return new ScanResult(position, stopStatus, nextOffset, validBatches, damagedBatches,
-                full ? dataEnd(channel, position, fileSize) : -1, fileSize);
+            });
+            final int position = (int)(stop > fileSize && stop != fromPosition ? fileSize : stop);
+            // Stopped by the visitor: nothing more is read (not even to look for garbage after it).
+            final long dataEnd = full && !scanner.stoppedByVisitor() ? scanner.dataEnd(window, position) : -1;
+            return new ScanResult(position, state.stopStatus, state.nextOffset, state.validBatches,
+                state.damagedBatches, dataEnd, fileSize);
         }
         catch (final NoSuchFileException ex)
         {
@@ -521,117 +507,31 @@ public final class LogInspector
         }
     }
 
-    /** Read and validate the batch at {@code position} into {@link #bytes}. */
-    private BatchInfo read(final FileChannel channel, final int position, final long fileSize) throws IOException
+    /** Counts of a walk in progress. */
+    private static final class WalkState
     {
-        final int available = (int)Math.min(Integer.MAX_VALUE, fileSize - position);
-        int got = readAt(channel, position, Math.min(HEADER_LENGTH, available));
-        final int length = got >= 4 ? view.getInt(RecordBatchDescriptor.LENGTH_OFFSET) : 0;
-        if (got >= HEADER_LENGTH && length > HEADER_LENGTH && length <= available)
-        {
-            got = readAt(channel, position, length);
-        }
-        final int status = length == 0 ?
-            RecordBatch.INCOMPLETE : RecordBatch.validate(view, 0, got, Integer.MAX_VALUE, crc);
-        final boolean header = got >= HEADER_LENGTH;
-        return new BatchInfo(position, status, length,
-            header ? view.getLong(RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1,
-            header ? view.getInt(RecordBatchDescriptor.RECORD_COUNT_OFFSET) : 0,
-            header ? view.getInt(RecordBatchDescriptor.LEADER_EPOCH_OFFSET) : -1,
-            header ? view.getLong(RecordBatchDescriptor.FIRST_TIMESTAMP_OFFSET) : -1,
-            header ? view.getLong(RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET) : -1,
-            header ? view.getLong(RecordBatchDescriptor.PRODUCER_ID_OFFSET) : -1,
-            header ? view.getShort(RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET) : -1,
-            header ? view.getInt(RecordBatchDescriptor.BASE_SEQUENCE_OFFSET) : -1,
-            got >= 8 ? view.getInt(RecordBatchDescriptor.CRC_OFFSET) : 0,
-            header ? view.getByte(RecordBatchDescriptor.MAGIC_OFFSET) : 0);
+        long nextOffset = -1;
+        int validBatches;
+        int damagedBatches;
+        int stopStatus = RecordBatch.INCOMPLETE;
     }
 
-    /** Read up to {@code length} bytes at {@code position} into {@link #bytes}; @return bytes read. */
-    private int readAt(final FileChannel channel, final long position, final int length) throws IOException
+    /** @return the header fields of what stands at {@code position}, as read ({@code available} bytes there). */
+    private static BatchInfo info(
+        final long position, final int status, final DirectBuffer view, final int at, final int available)
     {
-        if (bytes.length < length)
-        {
-            bytes = new byte[Math.max(length, bytes.length * 2)];
-            view.wrap(bytes);
-        }
-        final ByteBuffer target = ByteBuffer.wrap(bytes, 0, length);
-        while (target.hasRemaining())
-        {
-            if (channel.read(target, position + target.position()) < 0)
-            {
-                break;
-            }
-        }
-        if (target.position() < length)
-        {
-            java.util.Arrays.fill(bytes, target.position(), length, (byte)0);
-        }
-        return target.position();
-    }
-
-    /** @return the first 8-aligned position at or after {@code from} holding a batch valid with its CRC, or -1. */
-    private int resync(final FileChannel channel, final int from, final long fileSize) throws IOException
-    {
-        final byte[] window = new byte[WINDOW + HEADER_LENGTH];
-        final UnsafeBuffer windowView = new UnsafeBuffer(window);
-        long start = org.agrona.BitUtil.align(from, RecordBatchDescriptor.FRAME_ALIGNMENT);
-        while (start + HEADER_LENGTH <= fileSize)
-        {
-            final ByteBuffer target = ByteBuffer.wrap(window);
-            while (target.hasRemaining() && channel.read(target, start + target.position()) >= 0)
-            {
-                if (start + target.position() >= fileSize)
-                {
-                    break;
-                }
-            }
-            final int got = target.position();
-            for (int at = 0; at + HEADER_LENGTH <= got && at < WINDOW; at += RecordBatchDescriptor.FRAME_ALIGNMENT)
-            {
-                final int length = windowView.getInt(at);
-                if (length >= HEADER_LENGTH && length <= fileSize - (start + at) &&
-                    windowView.getByte(at + RecordBatchDescriptor.MAGIC_OFFSET) == RecordBatchDescriptor.MAGIC &&
-                    windowView.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET) > 0)
-                {
-                    final int candidate = (int)(start + at);
-                    if (read(channel, candidate, fileSize).valid())
-                    {
-                        return candidate;
-                    }
-                }
-            }
-            start += WINDOW;
-        }
-        return -1;
-    }
-
-    /** @return the position after the last non-zero byte in {@code [from, fileSize)}, or {@code from}. */
-    private static long dataEnd(final FileChannel channel, final long from, final long fileSize) throws IOException
-    {
-        final ByteBuffer chunk = ByteBuffer.allocate(WINDOW);
-        long end = from;
-        long at = from;
-        while (at < fileSize)
-        {
-            chunk.clear();
-            final int got = channel.read(chunk, at);
-            if (got <= 0)
-            {
-                break;
-            }
-            final byte[] array = chunk.array();
-            for (int i = got - 1; i >= 0; i--)
-            {
-                if (array[i] != 0)
-                {
-                    end = at + i + 1;
-                    break;
-                }
-            }
-            at += got;
-        }
-        return end;
+        final boolean header = available >= HEADER_LENGTH;
+        return new BatchInfo((int)position, status, available >= 4 ? view.getInt(at) : 0,
+            header ? view.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1,
+            header ? view.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET) : 0,
+            header ? view.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET) : -1,
+            header ? view.getLong(at + RecordBatchDescriptor.FIRST_TIMESTAMP_OFFSET) : -1,
+            header ? view.getLong(at + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET) : -1,
+            header ? view.getLong(at + RecordBatchDescriptor.PRODUCER_ID_OFFSET) : -1,
+            header ? view.getShort(at + RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET) : -1,
+            header ? view.getInt(at + RecordBatchDescriptor.BASE_SEQUENCE_OFFSET) : -1,
+            available >= 8 ? view.getInt(at + RecordBatchDescriptor.CRC_OFFSET) : 0,
+            header ? view.getByte(at + RecordBatchDescriptor.MAGIC_OFFSET) : 0);
     }
 
     // ------------------------------------------------------------------------------------------------------------

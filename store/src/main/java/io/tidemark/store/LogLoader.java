@@ -51,6 +51,7 @@ final class LogLoader
     private final FileSync sync;
     private final int maxIndexEntries;
     private final Crc32c crc = new Crc32c();
+    private final BatchScanner scanner;
     private final List<String> notes = new ArrayList<>();
     private final List<RecoveryReport.Loss> losses = new ArrayList<>();
     private final System.Logger logger = System.getLogger(Log.class.getName());
@@ -97,6 +98,7 @@ final class LogLoader
         this.dir = ctx.logDir();
         this.sync = ctx.fileSync();
         this.maxIndexEntries = maxIndexEntries(ctx);
+        this.scanner = new BatchScanner(crc, maxBatchLength());
     }
 
     static int maxIndexEntries(final LogContext ctx)
@@ -643,7 +645,6 @@ final class LogLoader
     {
         final UnsafeBuffer buffer = window.buffer();
         final long length = window.fileLength();
-        final int maxBatch = maxBatchLength();
         final Walk walk = new Walk();
         long expected = files.baseOffset();
         int epoch = epochBefore;
@@ -651,23 +652,17 @@ final class LogLoader
         while (position < length)
         {
             final boolean belowRecoveryPoint = expected < recoveryPoint;
-            int at = window.load(position, RecordBatchDescriptor.HEADER_LENGTH);
-            final int claimed = window.available(position) >= 4 ? buffer.getInt(at) : 0;
-            if (claimed > RecordBatchDescriptor.HEADER_LENGTH && claimed <= maxBatch)
-            {
-                at = window.load(position, claimed);
-            }
-            final int available = window.available(position);
             // Flushed batches of a sealed segment are trusted to their structure; in the last segment the CRC tells
             // a flushed batch from one whose blocks a lossy disk returned as zeros or stale bytes (its end is where
             // the data ends).
-            final int status = RecordBatch.validate(buffer, at, available, maxBatch,
-                belowRecoveryPoint && !last ? null : crc);
-            final long base = status == RecordBatch.VALID ?
-                buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1;
-            final int batchEpoch = status == RecordBatch.VALID ?
-                buffer.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET) : 0;
-            if (status == RecordBatch.VALID && base == expected && (belowRecoveryPoint || batchEpoch >= epoch))
+            final int status = scanner.check(window, position, expected, !belowRecoveryPoint || last);
+            final int at = scanner.index();
+            final int claimed = scanner.claimed();
+            final int available = scanner.available();
+            final boolean whole = status == RecordBatch.VALID || status == BatchScanner.BAD_OFFSET;
+            final long base = whole ? buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : -1;
+            final int batchEpoch = whole ? buffer.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET) : 0;
+            if (status == RecordBatch.VALID && (belowRecoveryPoint || batchEpoch >= epoch))
             {
                 final int batchLength = buffer.getInt(at);
                 final int count = buffer.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
@@ -684,7 +679,7 @@ final class LogLoader
                 walk.reason = describeStop(status, base, expected, batchEpoch, epoch);
                 break;
             }
-            if (claimed == 0 && window.dataEnd(position, zeroRunLength()) == position)
+            if (claimed == 0 && scanner.dataEnd(window, position) == position)
             {
                 break; // the data ends below the recovery point: the load refuses the log
             }
@@ -700,7 +695,7 @@ final class LogLoader
                     "position " + position + " (offset " + expected + "), below the recovery point " + recoveryPoint +
                     ": flushed data is missing (the file was cut short)");
             }
-            final int next = resync(window, position + RecordBatchDescriptor.FRAME_ALIGNMENT, expected);
+            final int next = (int)scanner.resync(window, position + RecordBatchDescriptor.FRAME_ALIGNMENT, expected);
             if (next >= 0)
             {
                 final long nextBase = buffer.getLong(window.load(next, RecordBatchDescriptor.HEADER_LENGTH) +
@@ -733,7 +728,7 @@ final class LogLoader
                     " (" + RecordBatch.describe(status) + "): flushed data is missing";
                 break;
             }
-            final long damageEnd = window.dataEnd(position, zeroRunLength());
+            final long damageEnd = scanner.dataEnd(window, position);
             note("segment " + files.baseOffset() + ": damaged bytes [" + position + ", " + damageEnd + ") at the end " +
                 "of the data, below the recovery point, kept in place (" + RecordBatch.describe(status) + "); " +
                 "reading offsets [" + expected + ", " + recoveryPoint + ") fails with CORRUPT_BATCH");
@@ -743,7 +738,7 @@ final class LogLoader
         }
         walk.validEnd = position;
         walk.endOffset = expected;
-        walk.dataEnd = position < length ? window.dataEnd(position, zeroRunLength()) : position;
+        walk.dataEnd = position < length ? scanner.dataEnd(window, position) : position;
         return walk;
     }
 
@@ -773,51 +768,19 @@ final class LogLoader
             RecordBatch.VALID ? count : 0;
     }
 
-    /**
-     * @return the first 8-aligned position at or after {@code from} holding a batch that validates with its CRC
-     *         and starts at or above {@code minBase}, or -1.
-     */
-    private int resync(final FileWindow window, final int from, final long minBase) throws IOException
-    {
-        final UnsafeBuffer buffer = window.buffer();
-        final long length = window.fileLength();
-        final int maxBatch = maxBatchLength();
-        for (long position = Segment.align(from, RecordBatchDescriptor.FRAME_ALIGNMENT);
-            position + RecordBatchDescriptor.HEADER_LENGTH <= length;
-            position += RecordBatchDescriptor.FRAME_ALIGNMENT)
-        {
-            int at = window.load(position, RecordBatchDescriptor.HEADER_LENGTH);
-            final int claimed = buffer.getInt(at);
-            if (claimed >= RecordBatchDescriptor.HEADER_LENGTH && claimed <= maxBatch &&
-                claimed <= length - position &&
-                buffer.getByte(at + RecordBatchDescriptor.MAGIC_OFFSET) == RecordBatchDescriptor.MAGIC &&
-                buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) >= minBase)
-            {
-                at = window.load(position, claimed);
-                if (RecordBatch.validate(buffer, at, window.available(position), maxBatch, crc) == RecordBatch.VALID)
-                {
-                    return (int)position;
-                }
-            }
-        }
-        return -1;
-    }
-
     /** @return the longest batch recovery accepts: the configured maximum, or 64 MiB if that is more. */
     private int maxBatchLength()
     {
         return Math.max(ctx.maxMessageBytes(), 64 * 1024 * 1024);
     }
 
-    /** @return a run of zero bytes that no data holds (longer than any batch). */
-    private long zeroRunLength()
-    {
-        return (long)maxBatchLength() + RecordBatchDescriptor.FRAME_ALIGNMENT;
-    }
-
     private static String describeStop(
         final int status, final long base, final long expected, final int batchEpoch, final int epoch)
     {
+        if (status == BatchScanner.BAD_OFFSET)
+        {
+            return "base offset " + base + " where " + expected + " was expected";
+        }
         if (status != RecordBatch.VALID)
         {
             return RecordBatch.describe(status);

@@ -39,6 +39,11 @@ public final class RecordBatch
     public static final int BAD_RECORDS = 5;
     /** Validation result: the CRC does not match the content. */
     public static final int BAD_CRC = 6;
+    /**
+     * Result of a walk over a segment (never of {@link #validate}): the batch validates, but its base offset does
+     * not continue the batch before it (a stale or misplaced batch).
+     */
+    public static final int BAD_OFFSET = 7;
 
     private final RecordView record = new RecordView();
     private DirectBuffer buffer;
@@ -366,6 +371,7 @@ public final class RecordBatch
             case BAD_RECORD_COUNT: return "record count out of bounds";
             case BAD_RECORDS: return "records do not parse to the batch length";
             case BAD_CRC: return "CRC mismatch";
+            case BAD_OFFSET: return "base offset does not continue the batch before it";
             default: return "unknown status " + status;
         }
     }

@@ -1,10 +1,12 @@
 package io.tidemark.store;
 
+import org.agrona.DirectBuffer;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.io.UncheckedIOException;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.MappedByteBuffer;
@@ -704,55 +706,72 @@ final class Segment
         final Crc32c crc,
         final boolean verifyCrc)
     {
-        int position = from;
-        while (position < limit)
+        final BatchScanner scanner = new BatchScanner(crc, Integer.MAX_VALUE);
+        try
         {
-            final int status = RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE,
-                verifyCrc ? crc : null);
-            if (status != RecordBatch.VALID ||
-                buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) != endOffset())
-            {
-                final int next = resync(buffer, position + RecordBatchDescriptor.FRAME_ALIGNMENT, limit, crc,
-                    endOffset());
-                damagedBatches++;
-                if (next < 0)
+            return (int)scanner.walk(BatchScanner.mapped(buffer, limit), from, endOffset(), verifyCrc, true,
+                new BatchScanner.Visitor()
                 {
-                    break;
-                }
-                position = next;
-                final long base = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
-                if (!offsetIndex.isFull() && (offsetIndex.entries() == 0 ||
-                    offsetIndex.offsetAt(offsetIndex.entries() - 1) < base))
-                {
-                    offsetIndex.append(base, position);
-                }
-            }
-            final int length = buffer.getInt(position);
-            final int frameLength = RecordBatchDescriptor.frameLength(length);
-            final long base = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
-            final long next = base + buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
-            final long batchMaxTimestamp = buffer.getLong(position + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
-            if (addIndexEntries)
-            {
-                indexBatch(position, frameLength, base, batchMaxTimestamp, indexIntervalBytes);
-            }
-            else
-            {
-                bytesSinceLastIndexEntry += frameLength;
-                if (batchMaxTimestamp > maxTimestamp)
-                {
-                    maxTimestamp = batchMaxTimestamp;
-                }
-            }
-            if (rollBaseTimeMs == NO_TIMESTAMP)
-            {
-                rollBaseTimeMs = buffer.getLong(position + RecordBatchDescriptor.FIRST_TIMESTAMP_OFFSET);
-            }
-            lastBatchEpoch = buffer.getInt(position + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
-            END_OFFSET.setRelease(this, next);
-            position += frameLength;
+                    @Override
+                    public boolean onBatch(
+                        final long position, final DirectBuffer batch, final int index, final boolean resumed)
+                    {
+                        replayed((int)position, resumed, indexIntervalBytes, addIndexEntries);
+                        return true;
+                    }
+
+                    @Override
+                    public boolean onDamage(
+                        final long position,
+                        final int status,
+                        final long expected,
+                        final DirectBuffer batch,
+                        final int index,
+                        final int available)
+                    {
+                        damagedBatches++;
+                        return true;
+                    }
+                });
         }
-        return position;
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex); // a mapping is not read through I/O calls
+        }
+    }
+
+    /** A batch {@link #replay} accepted at {@code position}: the one after damage gets an index entry. */
+    private void replayed(
+        final int position, final boolean resumed, final int indexIntervalBytes, final boolean addIndexEntries)
+    {
+        final int length = buffer.getInt(position);
+        final int frameLength = RecordBatchDescriptor.frameLength(length);
+        final long base = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+        final long next = base + buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+        final long batchMaxTimestamp = buffer.getLong(position + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET);
+        if (resumed && !offsetIndex.isFull() &&
+            (offsetIndex.entries() == 0 || offsetIndex.offsetAt(offsetIndex.entries() - 1) < base))
+        {
+            offsetIndex.append(base, position);
+        }
+        if (addIndexEntries)
+        {
+            indexBatch(position, frameLength, base, batchMaxTimestamp, indexIntervalBytes);
+        }
+        else
+        {
+            bytesSinceLastIndexEntry += frameLength;
+            if (batchMaxTimestamp > maxTimestamp)
+            {
+                maxTimestamp = batchMaxTimestamp;
+            }
+        }
+        if (rollBaseTimeMs == NO_TIMESTAMP)
+        {
+            rollBaseTimeMs = buffer.getLong(position + RecordBatchDescriptor.FIRST_TIMESTAMP_OFFSET);
+        }
+        lastBatchEpoch = buffer.getInt(position + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
+        END_OFFSET.setRelease(this, next);
     }
 
     /**
@@ -761,22 +780,17 @@ final class Segment
      *         CRC and starts at or above {@code minBase}, or -1.
      */
     static int resync(
-        final org.agrona.DirectBuffer buffer, final int from, final int limit, final Crc32c crc, final long minBase)
+        final DirectBuffer buffer, final int from, final int limit, final Crc32c crc, final long minBase)
     {
-        for (int position = (int)align(from, RecordBatchDescriptor.FRAME_ALIGNMENT);
-            position + RecordBatchDescriptor.HEADER_LENGTH <= limit;
-            position += RecordBatchDescriptor.FRAME_ALIGNMENT)
+        try
         {
-            final int length = buffer.getInt(position);
-            if (length >= RecordBatchDescriptor.HEADER_LENGTH && length <= limit - position &&
-                buffer.getByte(position + RecordBatchDescriptor.MAGIC_OFFSET) == RecordBatchDescriptor.MAGIC &&
-                buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) >= minBase &&
-                RecordBatch.validate(buffer, position, limit - position, Integer.MAX_VALUE, crc) == RecordBatch.VALID)
-            {
-                return position;
-            }
+            return (int)new BatchScanner(crc, Integer.MAX_VALUE).resync(BatchScanner.mapped(buffer, limit), from,
+                minBase);
         }
-        return -1;
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex); // a mapping is not read through I/O calls
+        }
     }
 
     /** @return damaged batches stepped over by {@link #replay}. */

@@ -1,6 +1,5 @@
 package io.tidemark.store;
 
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -135,28 +134,8 @@ final class SegmentTail
         {
             return -1;
         }
-        final FileWindow window = new FileWindow(channel, length, maxBatchLength);
-        final UnsafeBuffer buffer = window.buffer();
-        long position = from;
-        while (position < length)
-        {
-            int at = window.load(position, RecordBatchDescriptor.HEADER_LENGTH);
-            if (window.available(position) < RecordBatchDescriptor.HEADER_LENGTH)
-            {
-                break;
-            }
-            final int claimed = buffer.getInt(at);
-            if (claimed < RecordBatchDescriptor.HEADER_LENGTH || claimed > maxBatchLength)
-            {
-                break;
-            }
-            at = window.load(position, claimed);
-            if (RecordBatch.validate(buffer, at, window.available(position), maxBatchLength, crc) != RecordBatch.VALID)
-            {
-                break;
-            }
-            position += RecordBatchDescriptor.frameLength(claimed);
-        }
+        final long position = new BatchScanner(crc, maxBatchLength).walk(
+            new FileWindow(channel, length, maxBatchLength), from, -1, true, false, BatchScanner.Visitor.NONE);
         if (position == from && from != 0)
         {
             return -1;
