@@ -26,8 +26,9 @@ import java.util.stream.Stream;
  *       their indexes are sanity-checked (and rebuilt if they fail) and only their tail after the last index
  *       entry is walked, CRC-checked, to find the end offset.</li>
  *   <li>From the segment holding the recovery point on, every batch is re-validated through positional reads
- *       (never a mapping: see {@link FileWindow}): length, magic, record structure, CRC32C, offset continuity,
- *       non-decreasing leader epoch. At the first invalid batch at or above the recovery point the log is
+ *       (never a mapping: see {@link FileWindow}) by the store's one batch scanner ({@link BatchScanner}, which
+ *       {@code tidemark verify} and index rebuilds use too): length, magic, record structure, CRC32C, offset
+ *       continuity, and here also a non-decreasing leader epoch. At the first invalid batch at or above the recovery point the log is
  *       truncated and every later segment deleted. The indexes of these segments are rebuilt.</li>
  *   <li>Flushed data (below the recovery point) is never truncated while data follows it. Damaged bytes there are
  *       kept in place (a read of them fails with CORRUPT_BATCH) and the walk resumes at the next batch that
@@ -110,83 +111,138 @@ final class LogLoader
         return (int)Math.max(4, Math.min(bySegment, byFile));
     }
 
+    /** What the load knows so far: from the checkpoint, then refined by the segments found. */
+    private static final class State
+    {
+        CheckpointFile.Status checkpointStatus;
+        boolean clean;
+        long recoveryPoint;
+        long logStart;
+        int lastEpoch = RecordBatchDescriptor.NO_LEADER_EPOCH;
+    }
+
+    /**
+     * Load the log: the steps of the class comment, in order.
+     *
+     * @param cleanShutdown whether the clean-shutdown marker was found.
+     * @param checkpoint    the checkpoint file.
+     * @return the segments and the state of the log.
+     */
     Loaded load(final boolean cleanShutdown, final LogCheckpoint checkpoint) throws IOException
     {
         final long startNs = System.nanoTime();
         deleteLeftovers();
         final TreeMap<Long, SegmentFiles> found = listSegments();
-        final CheckpointFile.Status checkpointStatus;
+        final State state = readCheckpoint(checkpoint, cleanShutdown, !found.isEmpty());
+        if (found.isEmpty())
+        {
+            return startEmpty(state, startNs);
+        }
+        final List<SegmentFiles> files = dropSegmentsBelowLogStart(new ArrayList<>(found.values()), state);
+        final List<Segment> segments = loadSegments(files, firstSegmentToRecover(files, state), state);
+        clampToTheData(segments, state);
+        final long logEnd = segments.get(segments.size() - 1).endOffset();
+        return finish(segments, state.logStart, state.clean ? logEnd : Math.min(state.recoveryPoint, logEnd),
+            state.lastEpoch, state.clean, state.checkpointStatus, state.recoveryPoint, startNs);
+    }
+
+    /** Step 2: the checkpoint. Missing or corrupt: trust nothing, recover from the first segment. */
+    private State readCheckpoint(final LogCheckpoint checkpoint, final boolean cleanShutdown, final boolean anySegment)
+    {
+        final State state = new State();
         try
         {
-            checkpointStatus = checkpoint.read();
+            state.checkpointStatus = checkpoint.read();
         }
         catch (final IOException ex)
         {
             throw new StorageException(StorageErrorCode.IO_ERROR, "cannot read " + checkpoint.file() + ": " + ex, ex);
         }
-        boolean clean = cleanShutdown;
-        long recoveryPoint = checkpoint.recoveryPoint();
-        long logStart = checkpoint.logStartOffset();
-        if (checkpointStatus != CheckpointFile.Status.OK)
+        state.clean = cleanShutdown;
+        state.recoveryPoint = checkpoint.recoveryPoint();
+        state.logStart = checkpoint.logStartOffset();
+        if (state.checkpointStatus != CheckpointFile.Status.OK)
         {
-            if (!found.isEmpty())
+            if (anySegment)
             {
-                note("checkpoint " + checkpointStatus + ": recovering every segment from the first");
+                note("checkpoint " + state.checkpointStatus + ": recovering every segment from the first");
             }
-            clean = false;
+            state.clean = false;
         }
+        return state;
+    }
 
+    /** No segment file: a new log, or one whose files are gone (a loss when the checkpoint says data was flushed). */
+    private Loaded startEmpty(final State state, final long startNs) throws IOException
+    {
+        final long base = Math.max(0, state.logStart);
+        if (state.checkpointStatus == CheckpointFile.Status.OK && state.recoveryPoint > base)
+        {
+            lose(RecoveryReport.LossKind.FLUSHED_TAIL, base, state.recoveryPoint, dir + " holds no segment file: " +
+                "the log starts again, empty, at " + base);
+        }
         final List<Segment> segments = new ArrayList<>();
-        if (found.isEmpty())
+        segments.add(Segment.openActive(new SegmentFiles(dir, base), ctx.segmentBytes(), 0, maxIndexEntries,
+            0, 0, true));
+        modified = true;
+        return finish(segments, base, base, RecordBatchDescriptor.NO_LEADER_EPOCH,
+            state.clean || state.checkpointStatus == CheckpointFile.Status.MISSING, state.checkpointStatus, base,
+            startNs);
+    }
+
+    /** Step 3: delete the segments wholly below the log start offset; a first segment above it moves it up. */
+    private List<SegmentFiles> dropSegmentsBelowLogStart(final List<SegmentFiles> files, final State state)
+        throws IOException
+    {
+        if (state.logStart < 0)
         {
-            final long base = Math.max(0, logStart);
-            if (checkpointStatus == CheckpointFile.Status.OK && recoveryPoint > base)
+            state.logStart = files.get(0).baseOffset();
+        }
+        while (files.size() > 1 && files.get(1).baseOffset() <= state.logStart)
+        {
+            deleteSegmentFiles(files.remove(0), "wholly below the log start offset " + state.logStart);
+        }
+        if (files.get(0).baseOffset() > state.logStart)
+        {
+            lose(RecoveryReport.LossKind.LEADING_SEGMENTS, state.logStart, files.get(0).baseOffset(), "the first " +
+                "segment starts above the log start offset: the log start moves up to it (a retention interrupted " +
+                "by a crash, which deletes before it checkpoints, or lost segment files)");
+        }
+        state.logStart = Math.max(state.logStart, files.get(0).baseOffset());
+        if (state.recoveryPoint < 0)
+        {
+            state.recoveryPoint = files.get(0).baseOffset();
+        }
+        return files;
+    }
+
+    /** @return the index of the segment holding the recovery point (all are trusted after a clean shutdown). */
+    private static int firstSegmentToRecover(final List<SegmentFiles> files, final State state)
+    {
+        if (state.clean)
+        {
+            return files.size();
+        }
+        int recoverFrom = 0;
+        for (int i = 0; i < files.size(); i++)
+        {
+            if (files.get(i).baseOffset() <= state.recoveryPoint)
             {
-                lose(RecoveryReport.LossKind.FLUSHED_TAIL, base, recoveryPoint, dir + " holds no segment file: the log " +
-                    "starts again, empty, at " + base);
-            }
-            segments.add(Segment.openActive(new SegmentFiles(dir, base), ctx.segmentBytes(), 0, maxIndexEntries,
-                0, 0, true));
-            modified = true;
-            return finish(segments, base, base, RecordBatchDescriptor.NO_LEADER_EPOCH,
-                clean || checkpointStatus == CheckpointFile.Status.MISSING, checkpointStatus, base, startNs);
-        }
-
-        final List<SegmentFiles> files = new ArrayList<>(found.values());
-        if (logStart < 0)
-        {
-            logStart = files.get(0).baseOffset();
-        }
-        while (files.size() > 1 && files.get(1).baseOffset() <= logStart)
-        {
-            deleteSegmentFiles(files.remove(0), "wholly below the log start offset " + logStart);
-        }
-        if (files.get(0).baseOffset() > logStart)
-        {
-            lose(RecoveryReport.LossKind.LEADING_SEGMENTS, logStart, files.get(0).baseOffset(), "the first segment " +
-                "starts above the log start offset: the log start moves up to it (a retention interrupted by a " +
-                "crash, which deletes before it checkpoints, or lost segment files)");
-        }
-        logStart = Math.max(logStart, files.get(0).baseOffset());
-        if (recoveryPoint < 0)
-        {
-            recoveryPoint = files.get(0).baseOffset();
-        }
-
-        int recoverFrom = files.size();
-        if (!clean)
-        {
-            recoverFrom = 0;
-            for (int i = 0; i < files.size(); i++)
-            {
-                if (files.get(i).baseOffset() <= recoveryPoint)
-                {
-                    recoverFrom = i;
-                }
+                recoverFrom = i;
             }
         }
+        return recoverFrom;
+    }
 
-        int lastEpoch = RecordBatchDescriptor.NO_LEADER_EPOCH;
+    /**
+     * Steps 4 to 6: load the trusted segments below {@code recoverFrom}, re-validate the others batch by batch,
+     * truncate at the first invalid batch above the recovery point, and refuse offsets missing below it.
+     */
+    private List<Segment> loadSegments(final List<SegmentFiles> files, final int recoverFrom, final State state)
+        throws IOException
+    {
+        final List<Segment> segments = new ArrayList<>();
+        final long recoveryPoint = state.recoveryPoint;
         long previousEnd = -1;
         try
         {
@@ -217,20 +273,20 @@ final class LogLoader
                 }
                 if (null == segment)
                 {
-                    final Recovered recovered = recover(segmentFiles, last, recoveryPoint, lastEpoch);
+                    final Recovered recovered = recover(segmentFiles, last, recoveryPoint, state.lastEpoch);
                     segment = recovered.segment;
                     if (recovered.truncated && !last)
                     {
                         deleteFrom(files, i + 1);
                         segments.add(segment);
-                        lastEpoch = segment.isEmpty() ? lastEpoch : segment.lastBatchEpoch();
+                        state.lastEpoch = segment.isEmpty() ? state.lastEpoch : segment.lastBatchEpoch();
                         break;
                     }
                 }
                 segments.add(segment);
                 if (!segment.isEmpty())
                 {
-                    lastEpoch = segment.lastBatchEpoch();
+                    state.lastEpoch = segment.lastBatchEpoch();
                 }
                 previousEnd = segment.endOffset();
             }
@@ -240,6 +296,7 @@ final class LogLoader
                 // The last segment was loaded as sealed (a trusted one followed by deleted ones): reopen it for appends.
                 segments.set(segments.size() - 1, reopenActive(tail));
             }
+            return segments;
         }
         catch (final Throwable ex)
         {
@@ -249,32 +306,38 @@ final class LogLoader
             }
             throw ex;
         }
+    }
 
+    /**
+     * Step 7: the log start, log end and recovery point as the data allows: a log start above every record starts
+     * the log again, empty, at it; flushed data that ends early is a typed loss, and the recovery point is clamped.
+     */
+    private void clampToTheData(final List<Segment> segments, final State state) throws IOException
+    {
         long logEnd = segments.get(segments.size() - 1).endOffset();
-        if (logStart > logEnd && checkpointStatus == CheckpointFile.Status.OK && recoveryPoint <= logStart)
+        final boolean checkpointed = state.checkpointStatus == CheckpointFile.Status.OK;
+        if (state.logStart > logEnd && checkpointed && state.recoveryPoint <= state.logStart)
         {
             // The log was emptied and restarted at its log start offset (which is checkpointed first), or its log
             // start was raised into an unflushed tail the crash lost: every record is below the log start.
-            note("log start offset " + logStart + " is above the log end offset " + logEnd +
-                ": every segment is below it; the log starts again, empty, at " + logStart);
-            restartEmptyAt(segments, logStart);
-            logEnd = logStart;
-            recoveryPoint = logStart;
+            note("log start offset " + state.logStart + " is above the log end offset " + logEnd +
+                ": every segment is below it; the log starts again, empty, at " + state.logStart);
+            restartEmptyAt(segments, state.logStart);
+            logEnd = state.logStart;
+            state.recoveryPoint = state.logStart;
         }
-        if (checkpointStatus == CheckpointFile.Status.OK && logEnd < recoveryPoint)
+        if (checkpointed && logEnd < state.recoveryPoint)
         {
-            lose(RecoveryReport.LossKind.FLUSHED_TAIL, logEnd, recoveryPoint, "the data ends at offset " + logEnd +
-                ", below the recovery point " + recoveryPoint + " (the disk lost flushed blocks, or the file was cut " +
-                "short or overwritten): the log end and the recovery point are clamped to it");
-            recoveryPoint = logEnd;
+            lose(RecoveryReport.LossKind.FLUSHED_TAIL, logEnd, state.recoveryPoint, "the data ends at offset " +
+                logEnd + ", below the recovery point " + state.recoveryPoint + " (the disk lost flushed blocks, or " +
+                "the file was cut short or overwritten): the log end and the recovery point are clamped to it");
+            state.recoveryPoint = logEnd;
         }
-        if (logStart > logEnd)
+        if (state.logStart > logEnd)
         {
-            note("log start offset " + logStart + " is above the log end offset " + logEnd + "; lowered to it");
-            logStart = logEnd;
+            note("log start offset " + state.logStart + " is above the log end offset " + logEnd + "; lowered to it");
+            state.logStart = logEnd;
         }
-        return finish(segments, logStart, clean ? logEnd : Math.min(recoveryPoint, logEnd), lastEpoch, clean,
-            checkpointStatus, recoveryPoint, startNs);
     }
 
     private void restartEmptyAt(final List<Segment> segments, final long offset) throws IOException

@@ -1,7 +1,10 @@
 package io.tidemark.store;
 
+import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.util.Arrays;
 
 /**
@@ -31,62 +34,64 @@ final class RebuiltOffsetIndex
     }
 
     /**
-     * Walk the batch headers of {@code [0, limit)} from the segment's base offset, one entry every
-     * {@link #INTERVAL_BYTES}. Damage (a header that does not fit or does not continue the offsets) is stepped over to
-     * the next batch that validates with its CRC, which gets an entry, as the load's replay does.
+     * Walk the batches of {@code [0, limit)} from the segment's base offset with the store's batch scanner (their
+     * structure checked, not their CRC), one entry every {@link #INTERVAL_BYTES}. Damage is stepped over to the next
+     * batch that validates with its CRC, which gets an entry, as the load's replay does.
      */
     static RebuiltOffsetIndex build(final UnsafeBuffer buffer, final long baseOffset, final int limit)
     {
+        final Builder builder = new Builder();
+        final long end;
+        try
+        {
+            end = new BatchScanner(new Crc32c(), Integer.MAX_VALUE).walk(
+                BatchScanner.mapped(buffer, limit), 0, baseOffset, false, true, builder);
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex); // a mapping is not read through I/O calls
+        }
+        return new RebuiltOffsetIndex(builder.offsets, builder.positions, builder.count, (int)end);
+    }
+
+    /** Collects the entries of a rebuild. */
+    private static final class Builder implements BatchScanner.Visitor
+    {
         long[] offsets = new long[16];
         int[] positions = new int[16];
-        int count = 0;
-        int position = 0;
-        long expected = baseOffset;
+        int count;
         int sinceEntry = INTERVAL_BYTES;
-        Crc32c crc = null;
-        while (position + RecordBatchDescriptor.HEADER_LENGTH <= limit)
+
+        @Override
+        public boolean onBatch(final long position, final DirectBuffer buffer, final int index, final boolean resumed)
         {
-            final int length = buffer.getInt(position);
-            final boolean fits = length >= RecordBatchDescriptor.HEADER_LENGTH && length <= limit - position &&
-                buffer.getByte(position + RecordBatchDescriptor.MAGIC_OFFSET) == RecordBatchDescriptor.MAGIC &&
-                buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET) > 0 &&
-                buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) == expected;
-            if (!fits)
-            {
-                if (length == 0)
-                {
-                    break; // the end of the data
-                }
-                crc = null == crc ? new Crc32c() : crc;
-                final int next = Segment.resync(buffer, position + RecordBatchDescriptor.FRAME_ALIGNMENT, limit, crc,
-                    expected);
-                if (next < 0)
-                {
-                    break;
-                }
-                position = next;
-                expected = buffer.getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
-                sinceEntry = INTERVAL_BYTES; // the batch after damage gets an entry
-                continue;
-            }
-            if (sinceEntry >= INTERVAL_BYTES)
+            if (sinceEntry >= INTERVAL_BYTES || resumed) // the batch after damage gets an entry
             {
                 if (count == offsets.length)
                 {
                     offsets = Arrays.copyOf(offsets, count * 2);
                     positions = Arrays.copyOf(positions, count * 2);
                 }
-                offsets[count] = expected;
-                positions[count] = position;
+                offsets[count] = buffer.getLong(index + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+                positions[count] = (int)position;
                 count++;
                 sinceEntry = 0;
             }
-            final int frame = RecordBatchDescriptor.frameLength(length);
-            expected += buffer.getInt(position + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
-            sinceEntry += frame;
-            position += frame;
+            sinceEntry += RecordBatchDescriptor.frameLength(buffer.getInt(index));
+            return true;
         }
-        return new RebuiltOffsetIndex(offsets, positions, count, position);
+
+        @Override
+        public boolean onDamage(
+            final long position,
+            final int status,
+            final long expected,
+            final DirectBuffer buffer,
+            final int index,
+            final int available)
+        {
+            return true;
+        }
     }
 
     /** @return the bytes of log data this index was built over (later appends are found by walking on). */
