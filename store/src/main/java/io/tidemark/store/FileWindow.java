@@ -17,8 +17,8 @@ final class FileWindow implements BatchScanner.Source
 {
     private static final int INITIAL_CAPACITY = 1024 * 1024;
 
-    private final FileChannel channel;
-    private final long fileLength;
+    private FileChannel channel;
+    private long fileLength;
     private final int maxCapacity;
     private final UnsafeBuffer view = new UnsafeBuffer(new byte[0]);
     private ByteBuffer bytes;
@@ -38,6 +38,21 @@ final class FileWindow implements BatchScanner.Source
         this.bytes = ByteBuffer.allocateDirect(Math.min(INITIAL_CAPACITY, this.maxCapacity))
             .order(ByteOrder.LITTLE_ENDIAN);
         this.view.wrap(bytes);
+    }
+
+    /**
+     * Point the window at another file (or the same file again), keeping its buffer: a tool that walks many files,
+     * or one file many times, allocates it once.
+     *
+     * @return this.
+     */
+    FileWindow wrap(final FileChannel channel, final long fileLength)
+    {
+        this.channel = channel;
+        this.fileLength = fileLength;
+        this.start = 0;
+        this.filled = 0;
+        return this;
     }
 
     @Override

@@ -60,6 +60,7 @@ public final class LogInspector
 
     private final Path dir;
     private final BatchScanner scanner = new BatchScanner(new Crc32c(), Integer.MAX_VALUE);
+    private final FileWindow window = new FileWindow(null, 0, Integer.MAX_VALUE);
     private final RecordBatch batch = new RecordBatch();
 
     /** The meta file: its status and the log's creation time (-1 unless OK). */
@@ -454,7 +455,7 @@ public final class LogInspector
         try (FileChannel channel = FileChannel.open(segment.log(), StandardOpenOption.READ))
         {
             final long fileSize = channel.size();
-            final FileWindow window = new FileWindow(channel, fileSize, Integer.MAX_VALUE);
+            final FileWindow window = this.window.wrap(channel, fileSize);
             final WalkState state = new WalkState();
             // A walk from the start checks offset continuity from the segment's base offset; a scan from a
             // position (a follower's, an index entry's) takes the first batch's base offset as it finds it.
