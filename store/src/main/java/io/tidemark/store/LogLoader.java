@@ -28,8 +28,9 @@ import java.util.stream.Stream;
  *   <li>From the segment holding the recovery point on, every batch is re-validated through positional reads
  *       (never a mapping: see {@link FileWindow}) by the store's one batch scanner ({@link BatchScanner}, which
  *       {@code tidemark verify} and index rebuilds use too): length, magic, record structure, CRC32C, offset
- *       continuity, and here also a non-decreasing leader epoch. At the first invalid batch at or above the recovery point the log is
- *       truncated and every later segment deleted. The indexes of these segments are rebuilt.</li>
+ *       continuity, and here also a non-decreasing leader epoch. At the first invalid batch at or above the
+ *       recovery point the log is truncated and every later segment deleted. The indexes of these segments are
+ *       rebuilt.</li>
  *   <li>Flushed data (below the recovery point) is never truncated while data follows it. Damaged bytes there are
  *       kept in place (a read of them fails with CORRUPT_BATCH) and the walk resumes at the next batch that
  *       validates with its CRC. Missing flushed data with data after it (a sealed segment cut short, a missing
@@ -293,7 +294,8 @@ final class LogLoader
             final Segment tail = segments.get(segments.size() - 1);
             if (tail.isSealed())
             {
-                // The last segment was loaded as sealed (a trusted one followed by deleted ones): reopen it for appends.
+                // The last segment was loaded as sealed (a trusted one followed by deleted ones): reopen it for
+                // appends.
                 segments.set(segments.size() - 1, reopenActive(tail));
             }
             return segments;

@@ -342,7 +342,7 @@ class ScannerAgreementTest
                     final long next = i + 1 < index.entries() ? index.offsetAt(i + 1) : segment.endOffset();
                     accepted.add(new Batch(index.positionAt(i), base, (int)(next - base)));
                 }
-                return new Outcome(accepted, stop, segment.endOffset());
+                return new Outcome(accepted, Math.min(stop, segment.size()), segment.endOffset());
             }
             finally
             {
@@ -390,8 +390,9 @@ class ScannerAgreementTest
                 }
                 else if (expected != (got == 'R'))
                 {
-                    problems.add("batch " + batch + (expected ? " accepted by the walk but " : " rejected by the walk " +
-                        "but ") + (got == 'R' ? "served" : got == 'C' ? "fails with CORRUPT_BATCH" : "is gone"));
+                    problems.add("batch " + batch + (expected ? " accepted by the walk but " :
+                        " rejected by the walk but ") +
+                        (got == 'R' ? "served" : got == 'C' ? "fails with CORRUPT_BATCH" : "is gone"));
                 }
             }
             return problems.isEmpty() ? null : who + ": " + String.join(", ", problems.subList(0,
