@@ -60,7 +60,7 @@ public final class LogInspector
 
     private final Path dir;
     private final BatchScanner scanner = new BatchScanner(new Crc32c(), Integer.MAX_VALUE);
-    private final FileWindow window = new FileWindow(null, 0, Integer.MAX_VALUE);
+    private FileWindow window; // made by the first walk, reused by the next ones
     private final RecordBatch batch = new RecordBatch();
 
     /** The meta file: its status and the log's creation time (-1 unless OK). */
@@ -455,6 +455,10 @@ public final class LogInspector
         try (FileChannel channel = FileChannel.open(segment.log(), StandardOpenOption.READ))
         {
             final long fileSize = channel.size();
+            if (null == this.window)
+            {
+                this.window = new FileWindow(channel, fileSize, Integer.MAX_VALUE);
+            }
             final FileWindow window = this.window.wrap(channel, fileSize);
             final WalkState state = new WalkState();
             // A walk from the start checks offset continuity from the segment's base offset; a scan from a
