@@ -248,10 +248,11 @@ class ScannerAgreementTest
         final List<String> problems = new ArrayList<>();
         final List<String> verifiedAfterFirst = verified.accepted().stream().filter((b) -> b.position() > 0)
             .map(ScannerAgreementTest::key).toList();
-        if (!verifiedAfterFirst.equals(rebuilt.accepted().stream().map(ScannerAgreementTest::key).toList()))
+        final List<String> rebuiltKeys = rebuilt.accepted().stream().map(ScannerAgreementTest::key).toList();
+        if (!verifiedAfterFirst.equals(rebuiltKeys))
         {
-            problems.add("verify accepted " + verified.accepted() + " but index rebuild " + rebuilt.accepted() +
-                " (position 0 not compared)");
+            problems.add("verify and index rebuild accept different batches (position@base; position 0 not " +
+                "compared): " + firstDifference(verifiedAfterFirst, rebuiltKeys));
         }
         if (verified.stopPosition() != rebuilt.stopPosition() || verified.nextOffset() != rebuilt.nextOffset())
         {
@@ -403,6 +404,20 @@ class ScannerAgreementTest
         {
             log.close();
         }
+    }
+
+    /** @return where two lists of accepted batches part, with a little context. */
+    private static String firstDifference(final List<String> verify, final List<String> rebuild)
+    {
+        int i = 0;
+        while (i < verify.size() && i < rebuild.size() && verify.get(i).equals(rebuild.get(i)))
+        {
+            i++;
+        }
+        final int from = Math.max(0, i - 1);
+        return "after " + i + " equal, verify " + verify.subList(from, Math.min(verify.size(), i + 2)) + " of " +
+            verify.size() + ", index rebuild " + rebuild.subList(from, Math.min(rebuild.size(), i + 2)) + " of " +
+            rebuild.size();
     }
 
     /** @return a batch's position and base offset (what the walks are compared on; record counts are not). */
