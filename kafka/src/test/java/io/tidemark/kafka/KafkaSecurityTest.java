@@ -251,6 +251,10 @@ class KafkaSecurityTest
             assertNotNull(answer);
             assertNotNull(answer.data().apiKeys().find(ApiKeys.SASL_HANDSHAKE.id));
             assertNotNull(answer.data().apiKeys().find(ApiKeys.SASL_AUTHENTICATE.id));
+            // on an established TLS 1.3 connection the JDK's startHandshake sends a KeyUpdate: served, not refused
+            socket.startHandshake();
+            assertNotNull(ProtocolFuzzTest.exchange(socket, ProtocolFuzzTest.frame(versions, (short)3, 3),
+                new RequestHeader(ApiKeys.API_VERSIONS, (short)3, "fuzz", 3)), "answered after a key update");
             // Metadata is not
             final MetadataRequest metadata = new MetadataRequest(new MetadataRequestData().setTopics(null),
                 (short)12);
