@@ -4,6 +4,8 @@ import org.HdrHistogram.Histogram;
 
 import java.util.Arrays;
 import java.util.List;
+import java.util.Locale;
+import java.util.function.ToDoubleFunction;
 
 /**
  * Every run of every cell of a multiprocess-style run, and what the report takes from them: medians of records/s
@@ -88,6 +90,24 @@ final class CellStats
             }
         }
         return combined;
+    }
+
+    /**
+     * @param value  what to take of each run.
+     * @param format how to write a value ({@link String#format}).
+     * @return {@code " (runs <min>-<max>)"} of the value over the runs of a cell; empty with fewer than two runs.
+     */
+    String range(final String target, final String kind, final int acks, final int partitions,
+        final ToDoubleFunction<CellResult> value, final String format)
+    {
+        final double[] v = runs(target, kind, acks, partitions).stream().mapToDouble(value)
+            .filter((d) -> !Double.isNaN(d)).toArray();
+        if (v.length < 2)
+        {
+            return "";
+        }
+        return " (runs " + String.format(Locale.ROOT, format, Arrays.stream(v).min().orElse(0)) + "-" +
+            String.format(Locale.ROOT, format, Arrays.stream(v).max().orElse(0)) + ")";
     }
 
     /** @return a percentile of a nanosecond histogram in milliseconds; NaN when empty. */

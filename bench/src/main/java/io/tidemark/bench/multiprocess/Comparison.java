@@ -8,6 +8,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.ToDoubleFunction;
 
 /**
  * What a run of the multiprocess machinery compares, and against which goals: Tidemark's own producer against a
@@ -31,9 +32,9 @@ enum Comparison
                 (stats.has(TIDEMARK) || idle.containsKey(TIDEMARK));
             for (final int partitions : new int[]{ 1, 16 })
             {
-                goals.add(throughput(stats, partitions, 3, both));
+                goals.add(throughput(stats, partitions, 3, both, false));
             }
-            goals.add(p99(stats, plan, 1, 0.1, "1/10", both));
+            goals.add(p99(stats, plan, 1, 0.1, "1/10", both, false));
             final double kc = stats.cpuPerRecord(KAFKA, CellResult.SATURATED, Acks.ALL, 1);
             final double tc = stats.cpuPerRecord(TIDEMARK, CellResult.SATURATED, Acks.ALL, 1);
             goals.add(new Goal("server CPU per record, acks=all saturated, 1 partition: <= 1/3 of Kafka's",
@@ -64,11 +65,11 @@ enum Comparison
             final boolean both = stats.has(KAFKA) && stats.has(TIDEMARK);
             for (final int partitions : plan.partitions())
             {
-                goals.add(throughput(stats, partitions, 2, both));
+                goals.add(throughput(stats, partitions, 2, both, true));
             }
             for (final int partitions : plan.partitions())
             {
-                goals.add(p99(stats, plan, partitions, 0.5, "1/2", both));
+                goals.add(p99(stats, plan, partitions, 0.5, "1/2", both, true));
             }
             return goals;
         }
@@ -140,27 +141,42 @@ enum Comparison
     {
     }
 
-    /** acks=all saturated records/s, Tidemark over Kafka, at least {@code factor}. */
-    static Goal throughput(final CellStats stats, final int partitions, final double factor, final boolean both)
+    /**
+     * acks=all saturated records/s, Tidemark over Kafka (medians over the runs), at least {@code factor}; with
+     * {@code ranges} each side's lowest and highest run too.
+     */
+    static Goal throughput(final CellStats stats, final int partitions, final double factor, final boolean both,
+        final boolean ranges)
     {
         final double k = stats.rps(KAFKA, CellResult.SATURATED, Acks.ALL, partitions);
         final double t = stats.rps(TIDEMARK, CellResult.SATURATED, Acks.ALL, partitions);
         final double r = t / k;
+        final String tRange = ranges ? stats.range(TIDEMARK, CellResult.SATURATED, Acks.ALL, partitions,
+            CellResult::recordsPerSecond, "%,.0f") : "";
+        final String kRange = ranges ? stats.range(KAFKA, CellResult.SATURATED, Acks.ALL, partitions,
+            CellResult::recordsPerSecond, "%,.0f") : "";
         return new Goal(String.format(Locale.ROOT, "acks=all saturated records/s, %d partition(s): >= %sx Kafka's",
-            partitions, number(factor)), String.format(Locale.ROOT, "Tidemark %,.0f, Kafka %,.0f: %s", t, k, ratio(r)),
-            r, both && !Double.isNaN(r) ? r >= factor : null);
+            partitions, number(factor)), String.format(Locale.ROOT, "Tidemark %,.0f%s, Kafka %,.0f%s: %s", t, tRange,
+            k, kRange, ratio(r)), r, both && !Double.isNaN(r) ? r >= factor : null);
     }
 
-    /** acks=all p99 at the fixed rate, Tidemark over Kafka, at most {@code factor}. */
+    /**
+     * acks=all p99 at the fixed rate, Tidemark over Kafka (every run's window together), at most {@code factor};
+     * with {@code ranges} each side's lowest and highest p99 of one run too.
+     */
     static Goal p99(final CellStats stats, final MultiProcessPlan plan, final int partitions, final double factor,
-        final String fraction, final boolean both)
+        final String fraction, final boolean both, final boolean ranges)
     {
         final double k = CellStats.ms(stats.latency(KAFKA, CellResult.RATE, Acks.ALL, partitions), 99);
         final double t = CellStats.ms(stats.latency(TIDEMARK, CellResult.RATE, Acks.ALL, partitions), 99);
         final double r = t / k;
+        final ToDoubleFunction<CellResult> p99 = (c) -> null == c.latency() ? Double.NaN :
+            CellStats.ms(c.latency(), 99);
+        final String tRange = ranges ? stats.range(TIDEMARK, CellResult.RATE, Acks.ALL, partitions, p99, "%.2f") : "";
+        final String kRange = ranges ? stats.range(KAFKA, CellResult.RATE, Acks.ALL, partitions, p99, "%.2f") : "";
         return new Goal(String.format(Locale.ROOT, "acks=all p99 at %,d records/s, %d partition%s: <= %s of " +
             "Kafka's", plan.rate(), partitions, partitions == 1 ? "" : "s", fraction),
-            String.format(Locale.ROOT, "Tidemark %.2f ms, Kafka %.2f ms: %s", t, k, ratio(r)), r,
+            String.format(Locale.ROOT, "Tidemark %.2f ms%s, Kafka %.2f ms%s: %s", t, tRange, k, kRange, ratio(r)), r,
             both && !Double.isNaN(r) ? r <= factor : null);
     }
 
