@@ -6,6 +6,7 @@ import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.zookeeper.ControllerFencedException;
 import io.tidemark.zookeeper.ZooKeeperControllerElection;
+import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
 import org.apache.curator.framework.CuratorFramework;
@@ -519,14 +520,7 @@ final class ControllerRole implements Runnable, AutoCloseable
     {
         final String path = root + "/" + TOPICS + "/" + topic;
         final byte[] data = (firstId + ":" + partitions).getBytes(StandardCharsets.UTF_8);
-        try
-        {
-            client.create().creatingParentsIfNeeded().forPath(path, data);
-        }
-        catch (final KeeperException.NodeExistsException ex)
-        {
-            client.setData().forPath(path, data); // an earlier attempt cut short by a controller change
-        }
+        ZNodes.upsert(client, path, data); // overwrites an earlier attempt cut short by a controller change
     }
 
     private static boolean exists(final Controller current, final String topic)

@@ -13,8 +13,10 @@ import io.tidemark.replication.ProducerSessions;
 import io.tidemark.replication.ReplicaNode;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.TopicPartition;
+import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import io.tidemark.zookeeper.ZooKeeperCounters;
+import io.tidemark.zookeeper.ZooKeeperGroupOffsets;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
 import io.tidemark.zookeeper.ZooKeeperStoreException;
 import org.agrona.CloseHelper;
@@ -295,12 +297,8 @@ final class KafkaGateway implements AutoCloseable
             final String path = root + "/" + ControllerRole.CREATE_TOPIC + "/" + topic;
             try
             {
-                zk.create().creatingParentsIfNeeded().forPath(path,
-                    (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8));
-            }
-            catch (final KeeperException.NodeExistsException ex)
-            {
-                // requested already: wait for it
+                ZNodes.createIfAbsent(zk, path,
+                    (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8)); // or wait for it
             }
             catch (final Exception ex)
             {
@@ -368,69 +366,20 @@ final class KafkaGateway implements AutoCloseable
     /** Group offsets in ZooKeeper, where TidemarkClient keeps them. */
     private final class ZooKeeperOffsets implements GroupOffsetStore
     {
-        private String path(final String group, final TopicPartition tp)
-        {
-            if (null == group || !group.matches("[A-Za-z0-9._-]{1,200}"))
-            {
-                throw new IllegalArgumentException("group ids are 1 to 200 of A-Z a-z 0-9 . _ - here: " + group);
-            }
-            return root + "/" + TidemarkClient.CONSUMER_OFFSETS + "/" + group + "/" + tp.logName();
-        }
+        private final ZooKeeperGroupOffsets offsets = new ZooKeeperGroupOffsets(zk, root);
 
         @Override
         public void commit(final String group, final TopicPartition partition, final long offset,
             final int leaderEpoch)
         {
-            final String path = path(group, partition);
-            final byte[] data = (offset + "\n" + leaderEpoch).getBytes(StandardCharsets.UTF_8);
-            try
-            {
-                try
-                {
-                    zk.setData().forPath(path, data);
-                }
-                catch (final KeeperException.NoNodeException ex)
-                {
-                    try
-                    {
-                        zk.create().creatingParentsIfNeeded().forPath(path, data);
-                    }
-                    catch (final KeeperException.NodeExistsException raced)
-                    {
-                        zk.setData().forPath(path, data);
-                    }
-                }
-            }
-            catch (final Exception ex)
-            {
-                throw new ZooKeeperStoreException("cannot commit offset " + offset + " of group " + group + " at " +
-                    path, ex);
-            }
+            offsets.commit(group, partition, offset, leaderEpoch);
         }
 
         @Override
         public Committed fetch(final String group, final TopicPartition partition)
         {
-            final String path = path(group, partition);
-            try
-            {
-                final String[] lines = new String(zk.getData().forPath(path), StandardCharsets.UTF_8).trim()
-                    .split("\n");
-                return new Committed(Long.parseLong(lines[0].trim()), lines.length > 1 ?
-                    Integer.parseInt(lines[1].trim()) : -1);
-            }
-            catch (final KeeperException.NoNodeException ex)
-            {
-                return null;
-            }
-            catch (final NumberFormatException ex)
-            {
-                throw new ZooKeeperStoreException("not an offset at " + path, ex);
-            }
-            catch (final Exception ex)
-            {
-                throw new ZooKeeperStoreException("cannot read the committed offset at " + path, ex);
-            }
+            final ZooKeeperGroupOffsets.Committed committed = offsets.read(group, partition);
+            return null == committed ? null : new Committed(committed.offset(), committed.leaderEpoch());
         }
     }
 }

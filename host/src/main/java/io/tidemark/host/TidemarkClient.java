@@ -22,8 +22,11 @@ import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.ConfigException;
+import io.tidemark.zookeeper.DamagedZnodeException;
+import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import io.tidemark.zookeeper.ZooKeeperCounters;
+import io.tidemark.zookeeper.ZooKeeperGroupOffsets;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
 import io.tidemark.zookeeper.ZooKeeperStoreException;
 import org.agrona.CloseHelper;
@@ -92,6 +95,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     private final int clusterHash;
     private final long clientId = new SecureRandom().nextLong();
     private final CuratorFramework zk;
+    private final ZooKeeperGroupOffsets groupOffsets;
     private final CuratorCache cache;
     private final AeronMedia media;
     private final Aeron aeron;
@@ -191,6 +195,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         {
             this.zk = config.zooKeeper().connectClient();
             opened.add(zk);
+            this.groupOffsets = new ZooKeeperGroupOffsets(zk, root);
             checkClusterId();
             this.cache = CuratorCache.build(zk, root);
             final CountDownLatch initialized = new CountDownLatch(1);
@@ -884,12 +889,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         final String path = root + "/" + ControllerRole.CREATE_TOPIC + "/" + topic;
         try
         {
-            zk.create().creatingParentsIfNeeded().forPath(path,
-                (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8));
-        }
-        catch (final KeeperException.NodeExistsException ex)
-        {
-            // already requested: wait for it
+            ZNodes.createIfAbsent(zk, path,
+                (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8)); // or wait for it
         }
         catch (final Exception ex)
         {
@@ -984,7 +985,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     }
 
     /** Child of the root holding consumer groups' committed offsets: {@code <group>/<topic>-<partition>}. */
-    static final String CONSUMER_OFFSETS = "consumer-offsets";
+    static final String CONSUMER_OFFSETS = ZooKeeperGroupOffsets.CONSUMER_OFFSETS;
 
     /**
      * Commit a consumer group's position in a partition: the next offset the group will read. Stored durably in
@@ -996,71 +997,19 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
      */
     public void commitOffset(final String group, final String topic, final int partition, final long offset)
     {
-        final String path = offsetPath(group, topic, partition);
-        if (offset < 0)
-        {
-            throw new IllegalArgumentException("offset must not be negative: " + offset);
-        }
-        final byte[] data = Long.toString(offset).getBytes(StandardCharsets.UTF_8);
-        try
-        {
-            try
-            {
-                zk.setData().forPath(path, data);
-            }
-            catch (final KeeperException.NoNodeException ex)
-            {
-                try
-                {
-                    zk.create().creatingParentsIfNeeded().forPath(path, data);
-                }
-                catch (final KeeperException.NodeExistsException raced)
-                {
-                    zk.setData().forPath(path, data);
-                }
-            }
-        }
-        catch (final Exception ex)
-        {
-            throw new ZooKeeperStoreException("cannot commit offset " + offset + " of group " + group + " at " +
-                path, ex);
-        }
+        groupOffsets.commit(group, new TopicPartition(topic, partition), offset, -1);
     }
 
     /**
      * @return the consumer group's committed position in the partition, or -1 when it has committed none.
-     * @throws ZooKeeperStoreException when ZooKeeper cannot be read, or the stored value is not an offset.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be read, or (a {@link DamagedZnodeException}) the stored
+     *                                 value is not an offset.
      */
     public long committedOffset(final String group, final String topic, final int partition)
     {
-        final String path = offsetPath(group, topic, partition);
-        try
-        {
-            // the offset, then (when a Kafka consumer committed it) the leader epoch on a second line
-            return Long.parseLong(new String(zk.getData().forPath(path), StandardCharsets.UTF_8).trim()
-                .split("\n")[0].trim());
-        }
-        catch (final KeeperException.NoNodeException ex)
-        {
-            return -1;
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ZooKeeperStoreException("not an offset at " + path, ex);
-        }
-        catch (final Exception ex)
-        {
-            throw new ZooKeeperStoreException("cannot read the committed offset at " + path, ex);
-        }
-    }
-
-    private String offsetPath(final String group, final String topic, final int partition)
-    {
-        if (null == group || !group.matches("[A-Za-z0-9._-]{1,200}"))
-        {
-            throw new IllegalArgumentException("group names are 1 to 200 of A-Z a-z 0-9 . _ -: '" + group + "'");
-        }
-        return root + "/" + CONSUMER_OFFSETS + "/" + group + "/" + new TopicPartition(topic, partition).logName();
+        final ZooKeeperGroupOffsets.Committed committed =
+            groupOffsets.read(group, new TopicPartition(topic, partition));
+        return null == committed ? -1 : committed.offset();
     }
 
     /** @return the partition state last seen in ZooKeeper, or null. */

@@ -16,6 +16,7 @@ import io.tidemark.replication.ProducerSessions;
 import io.tidemark.replication.ReplicaNode;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
+import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperCounters;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
 import io.tidemark.zookeeper.ZooKeeperRootCheck;
@@ -358,15 +359,11 @@ public final class TidemarkHost implements AutoCloseable
         final String path = root + "/" + CLUSTER_ID_ZNODE;
         try
         {
-            try
+            if (ZNodes.createIfAbsent(client, path, clusterId.getBytes(StandardCharsets.UTF_8)))
             {
-                client.create().creatingParentsIfNeeded().forPath(path, clusterId.getBytes(StandardCharsets.UTF_8));
                 return;
             }
-            catch (final KeeperException.NodeExistsException ex)
-            {
-                // another host claimed it first: check it is ours
-            }
+            // another host claimed it first: check it is ours
             final String existing = new String(client.getData().forPath(path), StandardCharsets.UTF_8);
             if (!existing.equals(clusterId))
             {

@@ -84,14 +84,7 @@ public final class ZooKeeperCounters
                 }
                 catch (final KeeperException.NoNodeException ex)
                 {
-                    try
-                    {
-                        client.create().creatingParentsIfNeeded().forPath(path, encode(0));
-                    }
-                    catch (final KeeperException.NodeExistsException raced)
-                    {
-                        // another writer created it
-                    }
+                    ZNodes.createIfAbsent(client, path, encode(0)); // or another writer just did
                     continue;
                 }
                 final long value = decode(path, data);
