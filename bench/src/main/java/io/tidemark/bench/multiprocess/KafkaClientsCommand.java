@@ -36,7 +36,8 @@ import java.util.concurrent.Callable;
             "saturated and at a fixed rate (open loop from each record's due time, coordinated omission " +
             "corrected); targets alternate per run. Writes perf-results/local/<date>_kafka-clients-<sha>/ with " +
             "records/s, latency percentiles, server CPU per record and the goal ratios (Tidemark >= 2x Kafka's " +
-            "records/s, <= 1/2 of its p99). About 6 minutes per run on 2 cores with the defaults."})
+            "records/s, <= 1/2 of its p99). About 7 minutes for the first run (with the profiles) and 6 for each " +
+            "further one on 2 cores with the defaults."})
 public final class KafkaClientsCommand implements Callable<Integer>
 {
     /** Where each host's Kafka listener binds: loopback, a free port each (registered in ZooKeeper). */
