@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.kafka.TestCertificates;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -10,15 +11,12 @@ import org.apache.kafka.common.errors.SaslAuthenticationException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ExecutionException;
@@ -30,15 +28,14 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * Three host processes whose Kafka listeners serve SASL_SSL (a key store made by keytool here, users in a 0600
- * file, given as {@code kafka.*} keys in the hosts' files): Admin creates a topic, an idempotent acks=all
+ * Three host processes whose Kafka listeners serve SASL_SSL (a key store made by keytool through the kafka module's
+ * TestCertificates, users in a 0600 file, given as {@code kafka.*} keys in the hosts' files): Admin creates a topic, an idempotent acks=all
  * KafkaProducer writes and a KafkaConsumer group reads it back, all with SASL/PLAIN over TLS, and SCRAM-SHA-256
  * works too; a wrong password fails with SaslAuthenticationException.
  */
 class KafkaSecurityAcrossHostsTest
 {
     private static final String TOPIC = "secure-orders";
-    private static final String STORE_PASSWORD = "host-test-store";
 
     @TempDir
     Path tmp;
@@ -46,24 +43,17 @@ class KafkaSecurityAcrossHostsTest
     @Test
     void saslSslAcrossThreeHostProcesses() throws Exception
     {
-        final Path keystore = tmp.resolve("listener.p12");
-        final Path truststore = tmp.resolve("trust.p12");
-        keytool("-genkeypair", "-alias", "listener", "-keyalg", "EC", "-groupname", "secp256r1", "-dname",
-            "CN=localhost", "-ext", "SAN=dns:localhost,ip:127.0.0.1", "-validity", "2", "-keystore",
-            keystore.toString(), "-storetype", "PKCS12", "-storepass", STORE_PASSWORD, "-keypass", STORE_PASSWORD);
-        keytool("-exportcert", "-alias", "listener", "-keystore", keystore.toString(), "-storepass", STORE_PASSWORD,
-            "-rfc", "-file", tmp.resolve("listener.crt").toString());
-        keytool("-importcert", "-noprompt", "-alias", "listener", "-file", tmp.resolve("listener.crt").toString(),
-            "-keystore", truststore.toString(), "-storetype", "PKCS12", "-storepass", STORE_PASSWORD);
-        final Path users = tmp.resolve("kafka-users");
-        Files.createFile(users, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-        Files.writeString(users, "app=app-password\nanalytics=analytics-password\n", StandardCharsets.UTF_8);
+        final TestCertificates certificates = TestCertificates.generate(tmp);
+        final Path keystore = certificates.keystore;
+        final Path truststore = certificates.truststore;
+        final Path users = TestCertificates.users(tmp.resolve("kafka-users"),
+            Map.of("app", "app-password", "analytics", "analytics-password"));
 
         final Properties extra = new Properties();
         extra.setProperty("min.insync.replicas", "2");
         extra.setProperty("kafka.security.protocol", "SASL_SSL");
         extra.setProperty("kafka.ssl.keystore.location", keystore.toString());
-        extra.setProperty("kafka.ssl.keystore.password", STORE_PASSWORD);
+        extra.setProperty("kafka.ssl.keystore.password", TestCertificates.PASSWORD);
         extra.setProperty("kafka.sasl.users.file", users.toString());
         try (ProcessCluster cluster = new ProcessCluster(tmp, 3, extra).withKafka())
         {
@@ -123,30 +113,7 @@ class KafkaSecurityAcrossHostsTest
         final String user, final String password, final Path truststore)
     {
         props.put("bootstrap.servers", bootstrap);
-        props.put("security.protocol", "SASL_SSL");
-        props.put("sasl.mechanism", mechanism);
-        props.put("sasl.jaas.config", (mechanism.equals("PLAIN") ?
-            "org.apache.kafka.common.security.plain.PlainLoginModule" :
-            "org.apache.kafka.common.security.scram.ScramLoginModule") + " required username=\"" + user +
-            "\" password=\"" + password + "\";");
-        props.put("ssl.truststore.location", truststore.toString());
-        props.put("ssl.truststore.password", STORE_PASSWORD);
-        props.put("ssl.truststore.type", "PKCS12");
-        return props;
-    }
-
-    private static void keytool(final String... args) throws IOException, InterruptedException
-    {
-        final List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "keytool").toString());
-        command.addAll(List.of(args));
-        final Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
-        final String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        if (!process.waitFor(120, TimeUnit.SECONDS) || process.exitValue() != 0)
-        {
-            process.destroyForcibly();
-            throw new IOException("keytool " + command + " failed: " + output);
-        }
+        return TestCertificates.client(props, mechanism, user, password, truststore);
     }
 
     private static int nodes(final Admin admin)

@@ -14,17 +14,22 @@ import java.util.concurrent.TimeUnit;
 /**
  * Key stores made for a test by the JDK's keytool (no private key is checked in): a listener's key store holding a
  * self-signed EC certificate for localhost and 127.0.0.1, a trust store with that certificate for clients, and a
- * trust store with another certificate (one the listener's is not), plus a users file with mode 0600.
+ * trust store with another certificate (one the listener's is not), plus a users file with mode 0600. Public, and
+ * in the kafka module's test-jar, for the host module's tests of listeners in host processes.
  */
-final class TestCertificates
+public final class TestCertificates
 {
-    static final String PASSWORD = "test-store-password";
+    /** The password of every store. */
+    public static final String PASSWORD = "test-store-password";
 
-    final Path keystore;
-    final Path truststore;
-    final Path untrustedTruststore;
+    /** The listener's key store. */
+    public final Path keystore;
+    /** A trust store holding the listener's certificate. */
+    public final Path truststore;
+    /** A trust store holding another certificate only. */
+    public final Path untrustedTruststore;
     /** The key store whose certificate {@link #untrustedTruststore} holds: a client's, for mutual TLS. */
-    final Path otherKeystore;
+    public final Path otherKeystore;
 
     private TestCertificates(final Path dir)
     {
@@ -35,7 +40,7 @@ final class TestCertificates
     }
 
     /** Generate the stores in {@code dir} (runs keytool five times). */
-    static TestCertificates generate(final Path dir) throws IOException, InterruptedException
+    public static TestCertificates generate(final Path dir) throws IOException, InterruptedException
     {
         final TestCertificates certificates = new TestCertificates(dir);
         final Path other = certificates.otherKeystore;
@@ -77,7 +82,7 @@ final class TestCertificates
     }
 
     /** Write a users file ({@code user=password} lines) with mode 0600. */
-    static Path users(final Path file, final Map<String, String> users) throws IOException
+    public static Path users(final Path file, final Map<String, String> users) throws IOException
     {
         Files.deleteIfExists(file);
         Files.createFile(file, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
@@ -88,7 +93,7 @@ final class TestCertificates
     }
 
     /** @return a listener configuration serving SASL_SSL with these stores and users. */
-    KafkaContext saslSsl(final Path usersFile)
+    public KafkaContext saslSsl(final Path usersFile)
     {
         return new KafkaContext().listener("127.0.0.1:0").securityProtocol(
             org.apache.kafka.common.security.auth.SecurityProtocol.SASL_SSL).sslKeystore(keystore, PASSWORD)
@@ -98,7 +103,7 @@ final class TestCertificates
     /**
      * @return client properties for SASL_SSL: the mechanism, the JAAS line, and a trust store.
      */
-    static Properties client(final Properties props, final String mechanism, final String user,
+    public static Properties client(final Properties props, final String mechanism, final String user,
         final String password, final Path trustStore)
     {
         props.put("security.protocol", "SASL_SSL");
