@@ -29,7 +29,7 @@ public final class BatchClaim
     /** Timestamp argument meaning "stamp the record with the log's clock". */
     public static final long NOW = NO_TIMESTAMP;
 
-    private final Log log;
+    private final LogWriter writer;
     private UnsafeBuffer buffer;
     private Segment segment;
     private int position;
@@ -45,9 +45,9 @@ public final class BatchClaim
     private int baseSequence;
     private boolean active;
 
-    BatchClaim(final Log log)
+    BatchClaim(final LogWriter writer)
     {
-        this.log = log;
+        this.writer = writer;
     }
 
     void wrap(final Segment segment, final int position, final int maxLength, final int leaderEpoch, final long nowMs)
@@ -352,7 +352,7 @@ public final class BatchClaim
         b.putByte(position + RecordBatchDescriptor.MAGIC_OFFSET, RecordBatchDescriptor.MAGIC);
         b.putByte(position + RecordBatchDescriptor.ATTRIBUTES_OFFSET, (byte)0);
         b.putInt(position + RecordBatchDescriptor.BASE_SEQUENCE_OFFSET, baseSequence);
-        return log.commit(segment, position, writePosition - position, recordCount, maxTimestamp, leaderEpoch);
+        return writer.commit(segment, position, writePosition - position, recordCount, maxTimestamp, leaderEpoch);
     }
 
     /** Discard the batch: its bytes are zeroed and nothing is published. No-op when no claim is open. */
@@ -362,7 +362,7 @@ public final class BatchClaim
         {
             active = false;
             zero();
-            log.claimAborted();
+            writer.claimAborted();
         }
     }
 

@@ -9,22 +9,8 @@ import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.nio.ByteOrder;
-import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.List;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.locks.LockSupport;
-import java.util.concurrent.locks.ReentrantLock;
-
-import static io.tidemark.store.RecordBatchDescriptor.HEADER_LENGTH;
-import static io.tidemark.store.RecordBatchDescriptor.frameLength;
 
 /**
  * A partition log: an append-only sequence of record batches with dense offsets, stored as memory-mapped
@@ -57,6 +43,13 @@ import static io.tidemark.store.RecordBatchDescriptor.frameLength;
  * {@code flush.interval.ms}, an explicit {@link #flush()}, or the background flush of a rolled segment. After an
  * unclean shutdown every batch from the recovery point on is re-validated and a torn tail is truncated. An fsync
  * failure takes the log offline (fail-stop): it is never retried.
+ * <p>
+ * <b>Parts.</b> This class is a façade over parts that own their state (as Kafka's {@code UnifiedLog} over
+ * {@code LocalLog} and {@code LogSegments}): {@link LogWriter} (active segment, claim, writer CRC, last leader epoch,
+ * log end offset), {@link LogSegments} (the segment array, lookup, roll, spare, retired segments and readers, log
+ * start offset), {@link LogFlusher} (flush, recovery point, checkpoint, the fail-stop switch), {@link LogTruncation},
+ * {@link LogRetention} and {@link LogAgent} (the duty cycle). None points back to the {@code Log}. Lock order: the
+ * flusher's lock, then the segment set's.
  */
 public final class Log implements AutoCloseable
 {
@@ -67,10 +60,6 @@ public final class Log implements AutoCloseable
      * without them (readers then release their segment's mapping themselves when they leave the poll).
      */
     static final long CLOSE_WAIT_MS = 1000;
-    private static final VarHandle LOG_END_OFFSET;
-    private static final long NO_TIME = Long.MIN_VALUE;
-    private static final long SPARE_RETRY_MS = 100;
-    private static final long CHECKPOINT_WARNING_INTERVAL_NS = TimeUnit.SECONDS.toNanos(10);
 
     static
     {
@@ -78,120 +67,91 @@ public final class Log implements AutoCloseable
         {
             throw new ExceptionInInitializerError("Tidemark's on-disk format is little-endian; this platform is not");
         }
-        try
-        {
-            LOG_END_OFFSET = MethodHandles.lookup().findVarHandle(Log.class, "logEndOffset", long.class);
-        }
-        catch (final ReflectiveOperationException ex)
-        {
-            throw new ExceptionInInitializerError(ex);
-        }
     }
 
     private final LogContext ctx;
     private final Path dir;
     private final LogDirectory directory;
-    private final LogCheckpoint checkpoint;
-    private final FileSync sync;
-    private final EpochClock clock;
     private final LogCounters counters;
     private final RecoveryReport recoveryReport;
-    private final int maxIndexEntries;
-    private final ReentrantLock flushLock = new ReentrantLock();
-    private final ReentrantLock segmentsLock = new ReentrantLock();
-    private final ReaderRegistry readers = new ReaderRegistry();
-    private final List<Segment> retired = new ArrayList<>();
-    private final AtomicReference<Segment> spare = new AtomicReference<>();
-    private final BatchClaim claim = new BatchClaim(this);
-    private final WriterGuard writer = new WriterGuard();
-    private final ErrorRateLimiter checkpointWarnings = new ErrorRateLimiter(CHECKPOINT_WARNING_INTERVAL_NS);
-    private final Crc32c writerCrc = new Crc32c();
+    private final LogSegments segments;
+    private final LogFlusher flusher;
+    private final LogWriter writer;
+    private final LogTruncation truncation;
+    private final LogRetention retention;
     private final LogAgent agent;
     private final AgentRunner agentRunner;
     private final AgentInvoker agentInvoker;
     private final System.Logger logger = System.getLogger(Log.class.getName());
 
-    private volatile Segment[] segments;
-    private Segment active;
-    @SuppressWarnings("unused") // accessed through LOG_END_OFFSET
-    private volatile long logEndOffset;
-    private volatile long logStartOffset;
-    private volatile long recoveryPoint;
-    private volatile int truncations;
-    private volatile long lastFlushTimeMs;
-    private volatile boolean rollFlushPending;
-    private volatile boolean directoryDirty;
-    private volatile StorageException offlineCause;
-    private volatile boolean closed;
-    private int lastLeaderEpoch;
-    private long nextRetentionCheckMs;
-    private long spareFailedAtMs = NO_TIME;
-
     private Log(final LogContext ctx)
     {
         this.ctx = ctx;
         this.dir = ctx.logDir();
-        this.sync = ctx.fileSync();
-        this.clock = ctx.epochClock();
-        this.maxIndexEntries = LogLoader.maxIndexEntries(ctx);
+        final FileSync sync = ctx.fileSync();
+        final EpochClock clock = ctx.epochClock();
+        final int maxIndexEntries = LogLoader.maxIndexEntries(ctx);
         this.directory = LogDirectory.open(dir, clock.time(), sync);
         LogCounters openedCounters = null;
+        LogSegments loadedSet = null;
         try
         {
-            this.checkpoint = new LogCheckpoint(dir, sync);
-            final boolean clean = directory.hasCleanShutdownMarker();
-            final LogLoader.Loaded loaded = new LogLoader(ctx).load(clean, checkpoint);
-            this.segments = loaded.segments.toArray(new Segment[0]);
-            this.active = segments[segments.length - 1];
-            this.logStartOffset = loaded.logStartOffset;
-            this.logEndOffset = active.endOffset();
-            this.recoveryPoint = loaded.recoveryPoint;
-            this.lastLeaderEpoch = loaded.lastLeaderEpoch;
+            final LogCheckpoint checkpoint = new LogCheckpoint(dir, sync);
+            final LogLoader.Loaded loaded = new LogLoader(ctx).load(directory.hasCleanShutdownMarker(), checkpoint);
+            loadedSet = new LogSegments(ctx, maxIndexEntries, loaded.segments.toArray(new Segment[0]),
+                loaded.logStartOffset);
+            this.segments = loadedSet;
             this.recoveryReport = loaded.report;
             openedCounters = LogCounters.create(ctx, clock.time());
             this.counters = openedCounters;
+            this.flusher = new LogFlusher(dir, sync, clock, checkpoint, counters, loaded.recoveryPoint);
+            this.writer = new LogWriter(ctx, counters, segments, flusher, loaded.lastLeaderEpoch);
+            this.truncation = new LogTruncation(ctx, maxIndexEntries, segments, flusher, writer, counters);
+            this.retention = new LogRetention(ctx, segments, flusher, counters);
             if (loaded.recovered)
             {
-                flushLock.lock();
+                flusher.lock().lock();
                 try
                 {
-                    directoryDirty = true;
-                    forceSegmentsAndCheckpoint(logEndOffset(), true, false);
+                    flusher.directoryChanged();
+                    flusher.forceAndCheckpoint(segments.snapshot(), logEndOffset(), logStartOffset(), true, false);
                 }
                 finally
                 {
-                    flushLock.unlock();
+                    flusher.lock().unlock();
                 }
             }
             directory.deleteCleanShutdownMarker();
-            updateCounters();
-            lastFlushTimeMs = clock.time();
-            nextRetentionCheckMs = clock.time() + ctx.retentionCheckIntervalMs();
+            counters.logEndOffset.setRelease(logEndOffset());
+            counters.recoveryPoint.setRelease(recoveryPoint());
+            counters.logStartOffset.setRelease(logStartOffset());
+            counters.segmentCount.setRelease(segments.count());
             final boolean repaired = recoveryReport.segmentsRecovered() > 0 || !recoveryReport.notes().isEmpty();
             logger.log(repaired ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
                 () -> "opened " + dir + ": " + recoveryReport);
         }
         catch (final IOException ex)
         {
-            closeOnFailedOpen(openedCounters, ex);
+            closeOnFailedOpen(loadedSet, openedCounters, ex);
             throw new StorageException(StorageErrorCode.IO_ERROR, "failed to open log " + dir, ex);
         }
         catch (final InternalError ex)
         {
             // What the JVM turns a fault on a mapped page into (SIGBUS: a hole of a full file system, a disk error).
-            closeOnFailedOpen(openedCounters, ex);
+            closeOnFailedOpen(loadedSet, openedCounters, ex);
             throw new StorageException(StorageErrorCode.IO_ERROR, "failed to open log " + dir +
                 ": a memory-mapped access faulted (an unreadable page: a full file system or a disk error)", ex);
         }
         catch (final RuntimeException | Error ex)
         {
-            closeOnFailedOpen(openedCounters, ex);
+            closeOnFailedOpen(loadedSet, openedCounters, ex);
             throw ex;
         }
 
         final ErrorHandler errorHandler = null != ctx.errorHandler() ? ctx.errorHandler() :
             (t) -> logger.log(System.Logger.Level.ERROR, "log agent error in " + dir, t);
-        this.agent = new LogAgent(this, "tidemark-log-" + dir.getFileName(), errorHandler);
+        this.agent = new LogAgent(ctx, segments, flusher, retention, writer, "tidemark-log-" + dir.getFileName(),
+            errorHandler);
         switch (ctx.agentMode())
         {
             case DEDICATED:
@@ -212,14 +172,14 @@ public final class Log implements AutoCloseable
     }
 
     /** Release everything a failed open took, whatever the failure; the directory lock last, always. */
-    private void closeOnFailedOpen(final LogCounters openedCounters, final Throwable failure)
+    private void closeOnFailedOpen(
+        final LogSegments loadedSet, final LogCounters openedCounters, final Throwable failure)
     {
         try
         {
-            final Segment[] loaded = segments;
-            if (null != loaded)
+            if (null != loadedSet)
             {
-                for (final Segment segment : loaded)
+                for (final Segment segment : loadedSet.snapshot())
                 {
                     segment.close();
                 }
@@ -256,7 +216,7 @@ public final class Log implements AutoCloseable
     }
 
     // ------------------------------------------------------------------------------------------------------------
-    // Appends (writer thread)
+    // Writer calls (one writer thread at a time: see LogWriter)
     // ------------------------------------------------------------------------------------------------------------
 
     /**
@@ -266,7 +226,7 @@ public final class Log implements AutoCloseable
      */
     public long append(final DirectBuffer value, final int offset, final int length)
     {
-        return append(BatchClaim.NOW, null, 0, -1, value, offset, length);
+        return writer.append(BatchClaim.NOW, null, 0, -1, value, offset, length);
     }
 
     /**
@@ -296,29 +256,7 @@ public final class Log implements AutoCloseable
         final int valueOffset,
         final int valueLength)
     {
-        final long batchLength = (long)HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH +
-            (null == key ? 0 : Math.max(keyLength, 0)) + (null == value ? 0 : Math.max(valueLength, 0));
-        if (batchLength > ctx.maxMessageBytes())
-        {
-            throw tooLarge(batchLength);
-        }
-        final BatchClaim batch = tryClaim((int)batchLength);
-        try
-        {
-            batch.addRecord(timestamp, key, keyOffset, keyLength, value, valueOffset, valueLength);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            batch.abort(); // bad arguments are refused before anything is written; the claim must not stay open
-            throw ex;
-        }
-        return batch.commit();
-    }
-
-    private StorageException tooLarge(final long batchLength)
-    {
-        return new StorageException(StorageErrorCode.RECORD_TOO_LARGE, "batch of up to " + batchLength +
-            " bytes exceeds " + LogContext.MAX_MESSAGE_BYTES + "=" + ctx.maxMessageBytes());
+        return writer.append(timestamp, key, keyOffset, keyLength, value, valueOffset, valueLength);
     }
 
     /**
@@ -329,7 +267,7 @@ public final class Log implements AutoCloseable
      */
     public long append(final byte[] value)
     {
-        return append(new UnsafeBuffer(value), 0, value.length);
+        return writer.append(BatchClaim.NOW, null, 0, -1, new UnsafeBuffer(value), 0, value.length);
     }
 
     /**
@@ -343,144 +281,7 @@ public final class Log implements AutoCloseable
      */
     public BatchClaim tryClaim(final int maxBatchLength)
     {
-        writer.acquire(claim.isActive());
-        try
-        {
-            checkAppendable();
-            if (maxBatchLength < HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH)
-            {
-                throw new IllegalArgumentException("a batch needs at least " +
-                    (HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH) + " bytes, asked " + maxBatchLength);
-            }
-            if (maxBatchLength > ctx.maxMessageBytes())
-            {
-                throw tooLarge(maxBatchLength);
-            }
-            final long nowMs = clock.time();
-            final int frame = frameLength(maxBatchLength);
-            final Segment segment = segmentForAppend(frame, nowMs);
-            final int position = segment.size();
-            segment.ensureReserved(position + frame); // no overflow: the segment has room for the frame
-            claim.wrap(segment, position, maxBatchLength, lastLeaderEpoch, nowMs);
-            return claim;
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            writer.release();
-            throw ex;
-        }
-    }
-
-    /** The claim was aborted: the writer call it was part of is over. */
-    void claimAborted()
-    {
-        writer.release();
-    }
-
-    long commit(
-        final Segment segment,
-        final int position,
-        final int length,
-        final int recordCount,
-        final long maxTimestamp,
-        final int leaderEpoch)
-    {
-        final long baseOffset;
-        try
-        {
-            if (leaderEpoch < lastLeaderEpoch)
-            {
-                claim.zero();
-                throw new IllegalArgumentException("leader epoch " + leaderEpoch + " is below the log's last epoch " +
-                    lastLeaderEpoch);
-            }
-            if (closed)
-            {
-                claim.zero(); // a close that could not wait for this claim any longer: nothing more is appended
-                checkOpen();
-            }
-            baseOffset = logEndOffset();
-            if (recordCount > MAX_LOG_END_OFFSET - baseOffset)
-            {
-                claim.zero();
-                throw noRoomForOffsets(baseOffset, recordCount);
-            }
-            final UnsafeBuffer buffer = segment.buffer();
-            buffer.putLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET, baseOffset);
-            buffer.putInt(position + RecordBatchDescriptor.CRC_OFFSET, writerCrc.compute(buffer,
-                position + RecordBatchDescriptor.CRC_START_OFFSET, length - RecordBatchDescriptor.CRC_START_OFFSET));
-            buffer.putIntRelease(position + RecordBatchDescriptor.LENGTH_OFFSET, length);
-            completeAppend(segment, position, frameLength(length), baseOffset, baseOffset + recordCount, maxTimestamp);
-            lastLeaderEpoch = leaderEpoch;
-        }
-        finally
-        {
-            writer.release();
-        }
-        maybeFlushByCount(baseOffset, baseOffset + recordCount);
-        return baseOffset;
-    }
-
-    private StorageException noRoomForOffsets(final long baseOffset, final long recordCount)
-    {
-        return new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "no room for " + recordCount +
-            " record(s) at offset " + baseOffset + ": the log end offset may not pass " + MAX_LOG_END_OFFSET +
-            "; nothing appended to " + dir);
-    }
-
-    private void completeAppend(
-        final Segment segment,
-        final int position,
-        final int frame,
-        final long baseOffset,
-        final long nextOffset,
-        final long maxTimestamp)
-    {
-        if (segment.rollBaseTimeMs() == NO_TIME)
-        {
-            segment.rollBaseTimeMs(clock.time());
-        }
-        segment.publish(position, frame, baseOffset, nextOffset, maxTimestamp, ctx.indexIntervalBytes());
-        LOG_END_OFFSET.setRelease(this, nextOffset);
-        counters.logEndOffset.setRelease(nextOffset);
-    }
-
-    private void maybeFlushByCount(final long baseOffset, final long nextOffset)
-    {
-        if (nextOffset - recoveryPoint >= ctx.flushIntervalMessages())
-        {
-            flushAfterPublication(baseOffset, nextOffset);
-        }
-    }
-
-    /**
-     * The flush of {@code flush.interval.messages}, after the records were published. A checkpoint that cannot be
-     * written for lack of space does not fail it (the data is flushed; the checkpoint on disk lags, which only
-     * means more work for recovery), and any other failure says that the records are in the log, so that no caller
-     * takes it for an append that did not happen and retries it into a duplicate.
-     */
-    private void flushAfterPublication(final long baseOffset, final long nextOffset)
-    {
-        try
-        {
-            checkOnline();
-            flushLock.lock();
-            try
-            {
-                checkOnline();
-                forceSegmentsAndCheckpoint(logEndOffset(), false, false);
-            }
-            finally
-            {
-                flushLock.unlock();
-            }
-        }
-        catch (final StorageException ex)
-        {
-            throw new StorageException(ex.code(), (nextOffset - baseOffset == 1 ? "offset " + baseOffset + " is" :
-                "offsets [" + baseOffset + ", " + nextOffset + ") are") + " appended (readable, and it survives a " +
-                "process crash) but the flush that followed failed: " + ex.getMessage(), ex);
-        }
+        return writer.tryClaim(maxBatchLength);
     }
 
     /**
@@ -502,122 +303,7 @@ public final class Log implements AutoCloseable
      */
     public long appendRaw(final DirectBuffer source, final int offset, final int length)
     {
-        if (offset < 0 || length < 0 || offset > source.capacity() - length)
-        {
-            throw new IndexOutOfBoundsException("[" + offset + ", " + offset + " + " + length + ") is outside the " +
-                source.capacity() + " bytes of the source");
-        }
-        final long before;
-        final long after;
-        writer.acquire(claim.isActive());
-        try
-        {
-            checkAppendable();
-            before = logEndOffset();
-            after = appendRaw0(source, offset, length);
-        }
-        finally
-        {
-            writer.release();
-        }
-        if (after > before)
-        {
-            maybeFlushByCount(before, after);
-        }
-        return after;
-    }
-
-    private long appendRaw0(final DirectBuffer source, final int offset, final int length)
-    {
-        long expected = logEndOffset();
-        int epoch = lastLeaderEpoch;
-        final int end = offset + length;
-        for (int at = offset; at < end; )
-        {
-            final int status = RecordBatch.validate(source, at, end - at, Integer.MAX_VALUE, writerCrc);
-            if (status != RecordBatch.VALID)
-            {
-                throw invalidBatch(at - offset, RecordBatch.describe(status));
-            }
-            final int batchLength = source.getInt(at);
-            if (batchLength > ctx.maxMessageBytes())
-            {
-                throw tooLarge(batchLength);
-            }
-            final long base = source.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
-            final int batchEpoch = source.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
-            if (base != expected)
-            {
-                throw invalidBatch(at - offset, "base offset " + base + " where " + expected + " was expected");
-            }
-            if (batchEpoch < epoch)
-            {
-                throw invalidBatch(at - offset, "leader epoch " + batchEpoch + " below the last epoch " + epoch);
-            }
-            final int count = source.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
-            if (count > MAX_LOG_END_OFFSET - base)
-            {
-                throw noRoomForOffsets(base, count);
-            }
-            expected = base + count;
-            epoch = batchEpoch;
-            at += Math.min(frameLength(batchLength), end - at);
-        }
-
-        final long nowMs = clock.time();
-        final long before = logEndOffset();
-        for (int at = offset; at < end; )
-        {
-            final int batchLength = source.getInt(at);
-            final int frame = frameLength(batchLength);
-            final Segment segment;
-            final int position;
-            try
-            {
-                segment = segmentForAppend(frame, nowMs);
-                position = segment.size();
-                segment.ensureReserved(position + frame);
-            }
-            catch (final StorageException ex)
-            {
-                if (logEndOffset() == before)
-                {
-                    throw ex;
-                }
-                throw new StorageException(ex.code(), "offsets [" + before + ", " + logEndOffset() + ") are " +
-                    "appended, the batches after them are not: " + ex.getMessage(), ex);
-            }
-            final UnsafeBuffer buffer = segment.buffer();
-            buffer.putBytes(position + RecordBatchDescriptor.CRC_OFFSET, source, at + RecordBatchDescriptor.CRC_OFFSET,
-                batchLength - RecordBatchDescriptor.CRC_OFFSET);
-            buffer.putIntRelease(position, batchLength);
-            final long base = source.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
-            completeAppend(segment, position, frame, base,
-                base + source.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET),
-                source.getLong(at + RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET));
-            lastLeaderEpoch = source.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
-            at += Math.min(frame, end - at);
-        }
-        return logEndOffset();
-    }
-
-    private StorageException invalidBatch(final int at, final String why)
-    {
-        return new StorageException(StorageErrorCode.INVALID_BATCH,
-            "batch at byte " + at + " of the appended bytes: " + why + "; nothing appended to " + dir);
-    }
-
-    private Segment segmentForAppend(final int frame, final long nowMs)
-    {
-        final Segment segment = active;
-        if (segment.isEmpty())
-        {
-            return segment;
-        }
-        final boolean full = !segment.hasRoomFor(frame) || segment.indexFull();
-        final boolean old = nowMs - segment.rollBaseTimeMs() > ctx.segmentMs();
-        final boolean offsetsExhausted = logEndOffset() - segment.baseOffset() > Integer.MAX_VALUE - (long)frame;
-        return full || old || offsetsExhausted ? roll0() : segment;
+        return writer.appendRaw(source, offset, length);
     }
 
     /**
@@ -626,232 +312,8 @@ public final class Log implements AutoCloseable
      */
     public void roll()
     {
-        writer.acquire(claim.isActive());
-        try
-        {
-            checkAppendable();
-            if (!active.isEmpty())
-            {
-                roll0();
-            }
-        }
-        finally
-        {
-            writer.release();
-        }
+        writer.roll();
     }
-
-    private Segment roll0()
-    {
-        segmentsLock.lock();
-        try
-        {
-            final Segment old = active;
-            final long base = logEndOffset();
-            final SegmentFiles files = new SegmentFiles(dir, base);
-            final Segment prepared = spare.getAndSet(null);
-            Segment next = null;
-            if (null != prepared)
-            {
-                try
-                {
-                    next = prepared.activate(files);
-                }
-                catch (final IOException ex)
-                {
-                    prepared.close();
-                    logger.log(System.Logger.Level.WARNING, "could not use the prepared segment in " + dir, ex);
-                }
-            }
-            if (null == next)
-            {
-                try
-                {
-                    next = Segment.openActive(files, ctx.segmentBytes(), 0, maxIndexEntries, 0, 0, true);
-                }
-                catch (final IOException | RuntimeException ex)
-                {
-                    deleteQuietly(files, ex); // a stray file at the log end offset would be mistaken for data
-                    throw ex;
-                }
-            }
-            old.seal();
-            final Segment[] current = segments;
-            final Segment[] updated = Arrays.copyOf(current, current.length + 1);
-            updated[current.length] = next;
-            segments = updated;
-            active = next;
-            directoryDirty = true;
-            rollFlushPending = true;
-            counters.segmentCount.setRelease(updated.length);
-            return next;
-        }
-        catch (final IOException ex)
-        {
-            throw SpaceReservation.toStorageException(ex, dir);
-        }
-        finally
-        {
-            segmentsLock.unlock();
-        }
-    }
-
-    private static void deleteQuietly(final SegmentFiles files, final Exception failure)
-    {
-        for (final Path path : new Path[]{ files.log(), files.offsetIndex(), files.timeIndex() })
-        {
-            try
-            {
-                Files.deleteIfExists(path);
-            }
-            catch (final IOException ex)
-            {
-                failure.addSuppressed(ex);
-            }
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------------------
-    // Flush
-    // ------------------------------------------------------------------------------------------------------------
-
-    /**
-     * Force everything appended so far to disk, advance the recovery point to the log end offset and write the
-     * checkpoint (temp file, fsync, rename, directory fsync). Thread-safe.
-     *
-     * @throws StorageException IO_ERROR when the fsync fails (the log is then offline), LOG_OFFLINE, CLOSED.
-     */
-    public void flush()
-    {
-        checkOnline();
-        flushLock.lock();
-        try
-        {
-            checkOnline();
-            forceSegmentsAndCheckpoint(logEndOffset(), false, true);
-        }
-        finally
-        {
-            flushLock.unlock();
-        }
-    }
-
-    /**
-     * @param end                   the recovery point once forced.
-     * @param always                write the checkpoint even when the recovery point does not move.
-     * @param checkpointSpaceThrows whether a checkpoint that cannot be written for lack of space throws
-     *                              STORAGE_SPACE; otherwise it is logged (rate-limited) and written by a later flush.
-     */
-    private void forceSegmentsAndCheckpoint(final long end, final boolean always, final boolean checkpointSpaceThrows)
-    {
-        try
-        {
-            final Segment[] snapshot = segments;
-            int from = Math.max(0, floorIndex(snapshot, recoveryPoint));
-            while (from > 0 && snapshot[from - 1].needsFlush())
-            {
-                from--; // sealed when the recovery point had already reached its end: trim it and force its indexes
-            }
-            for (int i = from; i < snapshot.length; i++)
-            {
-                final Segment segment = snapshot[i];
-                if (segment.needsFlush())
-                {
-                    segment.flush(sync, segment.size());
-                }
-            }
-            if (directoryDirty)
-            {
-                directoryDirty = false;
-                sync.forceDirectory(dir);
-            }
-            lastFlushTimeMs = clock.time();
-        }
-        catch (final IOException | UncheckedIOException ex)
-        {
-            throw goOffline("flush failed", ex);
-        }
-        if (end > recoveryPoint || always)
-        {
-            recoveryPoint = end; // the data below is on disk; the checkpoint may only lag behind it, which is safe
-            counters.recoveryPoint.setRelease(end);
-            try
-            {
-                writeCheckpoint();
-            }
-            catch (final StorageException ex)
-            {
-                if (checkpointSpaceThrows || ex.code() != StorageErrorCode.STORAGE_SPACE)
-                {
-                    throw ex;
-                }
-                final long leftOut = checkpointWarnings.onOccurrence(System.nanoTime());
-                if (leftOut >= 0)
-                {
-                    logger.log(System.Logger.Level.WARNING, ex.getMessage() + "; the checkpoint lags the flushed " +
-                        "data until space is freed (" + leftOut + " such failure(s) not logged since the last one)");
-                }
-            }
-        }
-    }
-
-    /**
-     * Write the checkpoint. A full disk is reported as STORAGE_SPACE and leaves the log online: the checkpoint
-     * on disk then lags the real recovery point, which only means more work for recovery. Any other failure
-     * takes the log offline.
-     */
-    private void writeCheckpoint()
-    {
-        writeCheckpoint(recoveryPoint, logStartOffset);
-    }
-
-    private void writeCheckpoint(final long checkpointRecoveryPoint, final long checkpointLogStart)
-    {
-        try
-        {
-            checkpoint.write(checkpointRecoveryPoint, checkpointLogStart);
-        }
-        catch (final IOException ex)
-        {
-            if (SpaceReservation.isOutOfSpace(ex, checkpoint.file()))
-            {
-                throw new StorageException(StorageErrorCode.STORAGE_SPACE,
-                    "no space to write " + checkpoint.file() + "; the data itself is flushed", ex);
-            }
-            throw goOffline("writing the checkpoint failed", ex);
-        }
-    }
-
-    private StorageException goOffline(final String what, final Exception cause)
-    {
-        return takeOffline(what + ": log " + dir + " is now offline (an fsync failure is never retried)", cause);
-    }
-
-    private StorageException takeOffline(final String message, final Throwable cause)
-    {
-        final StorageException failure = new StorageException(StorageErrorCode.IO_ERROR, message, cause);
-        if (null == offlineCause)
-        {
-            offlineCause = failure;
-            logger.log(System.Logger.Level.ERROR, failure.getMessage(), cause);
-        }
-        return failure;
-    }
-
-    /**
-     * The agent's duty cycle failed {@code cycles} times in a row: fail-stop rather than fail the same way forever.
-     *
-     * @return the error that took the log offline.
-     */
-    StorageException agentFailed(final int cycles, final Throwable failure)
-    {
-        return takeOffline("the log agent failed " + cycles + " duty cycles in a row (" + failure + "): log " + dir +
-            " is now offline; the next open recovers it", failure);
-    }
-
-    // ------------------------------------------------------------------------------------------------------------
-    // Truncation, retention
-    // ------------------------------------------------------------------------------------------------------------
 
     /**
      * Remove every record at or above {@code offset} (follower truncation). The log is cut at the start of the
@@ -864,116 +326,25 @@ public final class Log implements AutoCloseable
      */
     public long truncateTo(final long offset)
     {
-        writer.acquire(claim.isActive());
+        writer.acquire();
         try
         {
-            checkAppendable();
+            writer.checkOnline();
             if (offset >= logEndOffset())
             {
                 return logEndOffset();
             }
-            if (offset < logStartOffset)
+            if (offset < logStartOffset())
             {
-                truncateFullyAndStartAt0(offset);
+                truncation.startAt(offset);
                 return offset;
             }
-            return truncateTo0(offset);
+            return truncation.truncateTo(offset);
         }
         finally
         {
             writer.release();
         }
-    }
-
-    private long truncateTo0(final long offset)
-    {
-        flushLock.lock();
-        segmentsLock.lock();
-        try
-        {
-            final Segment[] current = segments;
-            final int index = floorIndex(current, offset);
-            final Segment target = current[index];
-            final int position = target.positionOf(offset);
-            if (position < 0)
-            {
-                throw new StorageException(StorageErrorCode.CORRUPT_BATCH,
-                    "cannot find the batch holding offset " + offset + " in segment " + target.baseOffset());
-            }
-            final long newEnd = position < target.size() ?
-                target.buffer().getLong(position + RecordBatchDescriptor.BASE_OFFSET_OFFSET) : target.endOffset();
-            if (recoveryPoint > newEnd)
-            {
-                // Checkpointed before the cut: a crash during it must not find the log ending below the recovery point.
-                writeCheckpoint(newEnd, logStartOffset);
-                recoveryPoint = newEnd;
-                counters.recoveryPoint.setRelease(newEnd);
-            }
-            LOG_END_OFFSET.setRelease(this, newEnd);
-            truncations++;
-            for (int i = current.length - 1; i > index; i--)
-            {
-                retire(current[i], true);
-            }
-            final Segment kept;
-            if (target == active)
-            {
-                final int oldSize = target.size();
-                target.resetState(position, newEnd, Long.MIN_VALUE, 0);
-                target.zeroTail(position, oldSize, sync);
-                kept = target;
-            }
-            else
-            {
-                retire(target, false);
-                // An index a lookup found wrong (its file removed) is not kept: it is rebuilt from the data below
-                final boolean trusted = !target.offsetIndexRebuilt();
-                kept = Segment.openActive(target.files(), ctx.segmentBytes(), position, maxIndexEntries,
-                    trusted ? target.offsetIndex().entries() : 0, trusted ? target.timeIndex().entries() : 0, false);
-            }
-            kept.offsetIndex().truncateToOffset(newEnd);
-            kept.timeIndex().truncateToOffset(newEnd);
-            kept.startTrustedReplay();
-            final int entries = kept.offsetIndex().entries();
-            final int from = entries == 0 ? 0 : kept.offsetIndex().positionAt(entries - 1);
-            kept.replay(from, position, ctx.indexIntervalBytes(), entries == 0 && from < position, writerCrc, false);
-            kept.resetState(position, newEnd, kept.maxTimestamp(), position - from);
-            final Segment[] updated = Arrays.copyOf(current, index + 1);
-            updated[index] = kept;
-            segments = updated;
-            active = kept;
-            lastLeaderEpoch = lastEpochBefore(updated);
-            directoryDirty = true;
-            if (recoveryPoint > newEnd)
-            {
-                recoveryPoint = newEnd;
-            }
-            forceSegmentsAndCheckpoint(newEnd, true, false);
-            reclaimRetired();
-            updateCounters();
-            return newEnd;
-        }
-        catch (final IOException ex)
-        {
-            throw goOffline("truncation failed", ex);
-        }
-        finally
-        {
-            segmentsLock.unlock();
-            flushLock.unlock();
-        }
-    }
-
-    private int lastEpochBefore(final Segment[] current)
-    {
-        for (int i = current.length - 1; i >= 0; i--)
-        {
-            if (!current[i].isEmpty())
-            {
-                return current[i].lastBatchEpoch();
-            }
-        }
-        return RecordBatchDescriptor.NO_LEADER_EPOCH;
     }
 
     /**
@@ -994,11 +365,11 @@ public final class Log implements AutoCloseable
             throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "cannot start " + dir + " at " + offset +
                 ": it leaves no room for a record (the log end offset may not pass " + MAX_LOG_END_OFFSET + ")");
         }
-        writer.acquire(claim.isActive());
+        writer.acquire();
         try
         {
-            checkAppendable();
-            truncateFullyAndStartAt0(offset);
+            writer.checkOnline();
+            truncation.startAt(offset);
         }
         finally
         {
@@ -1006,43 +377,28 @@ public final class Log implements AutoCloseable
         }
     }
 
-    private void truncateFullyAndStartAt0(final long offset)
+    // ------------------------------------------------------------------------------------------------------------
+    // Thread-safe calls
+    // ------------------------------------------------------------------------------------------------------------
+
+    /**
+     * Force everything appended so far to disk, advance the recovery point to the log end offset and write the
+     * checkpoint (temp file, fsync, rename, directory fsync). Thread-safe.
+     *
+     * @throws StorageException IO_ERROR when the fsync fails (the log is then offline), LOG_OFFLINE, CLOSED.
+     */
+    public void flush()
     {
-        flushLock.lock();
-        segmentsLock.lock();
+        writer.checkOnline();
+        flusher.lock().lock();
         try
         {
-            final Segment[] current = segments;
-            // Checkpointed first: after a crash during the deletions, the loader finds every old segment below the
-            // log start offset and starts the log again, empty, at it.
-            writeCheckpoint(offset, offset);
-            LOG_END_OFFSET.setRelease(this, offset);
-            truncations++;
-            for (final Segment segment : current)
-            {
-                retire(segment, true);
-            }
-            final Segment fresh = Segment.openActive(new SegmentFiles(dir, offset), ctx.segmentBytes(), 0,
-                maxIndexEntries, 0, 0, false);
-            fresh.resetState(0, offset, Long.MIN_VALUE, 0);
-            segments = new Segment[]{ fresh };
-            active = fresh;
-            logStartOffset = offset;
-            recoveryPoint = offset;
-            lastLeaderEpoch = RecordBatchDescriptor.NO_LEADER_EPOCH;
-            directoryDirty = true;
-            forceSegmentsAndCheckpoint(offset, true, false);
-            reclaimRetired();
-            updateCounters();
-        }
-        catch (final IOException ex)
-        {
-            throw goOffline("truncation failed", ex);
+            writer.checkOnline();
+            flusher.forceAndCheckpoint(segments.snapshot(), logEndOffset(), logStartOffset(), false, true);
         }
         finally
         {
-            segmentsLock.unlock();
-            flushLock.unlock();
+            flusher.lock().unlock();
         }
     }
 
@@ -1054,31 +410,12 @@ public final class Log implements AutoCloseable
      */
     public void advanceLogStartOffset(final long offset)
     {
-        checkOnline();
+        writer.checkOnline();
         if (offset > logEndOffset())
         {
             throw new IllegalArgumentException("log start offset " + offset + " beyond the log end " + logEndOffset());
         }
-        flushLock.lock();
-        segmentsLock.lock();
-        try
-        {
-            if (offset > logStartOffset)
-            {
-                final Segment[] current = segments;
-                int deletable = 0;
-                while (deletable < current.length - 1 && current[deletable + 1].baseOffset() <= offset)
-                {
-                    deletable++;
-                }
-                deleteOldest(current, deletable, offset);
-            }
-        }
-        finally
-        {
-            segmentsLock.unlock();
-            flushLock.unlock();
-        }
+        retention.advanceLogStartOffset(offset);
     }
 
     /**
@@ -1090,199 +427,29 @@ public final class Log implements AutoCloseable
      */
     public int applyRetention()
     {
-        checkOnline();
-        flushLock.lock();
-        segmentsLock.lock();
-        try
-        {
-            final Segment[] current = segments;
-            final long nowMs = clock.time();
-            long total = 0;
-            for (final Segment segment : current)
-            {
-                total += segment.size();
-            }
-            int deletable = 0;
-            while (deletable < current.length - 1)
-            {
-                final Segment segment = current[deletable];
-                final boolean bySize = ctx.retentionBytes() >= 0 && total - segment.size() >= ctx.retentionBytes();
-                final boolean byTime = ctx.retentionMs() >= 0 && segment.maxTimestamp() != Long.MIN_VALUE &&
-                    nowMs - segment.maxTimestamp() > ctx.retentionMs();
-                if (!bySize && !byTime)
-                {
-                    break;
-                }
-                total -= segment.size();
-                deletable++;
-            }
-            if (deletable > 0)
-            {
-                deleteOldest(current, deletable, current[deletable].baseOffset());
-            }
-            return deletable;
-        }
-        finally
-        {
-            segmentsLock.unlock();
-            flushLock.unlock();
-        }
+        writer.checkOnline();
+        return retention.apply();
     }
-
-    private void deleteOldest(final Segment[] current, final int count, final long newLogStart)
-    {
-        // Deleting before the checkpoint records the new start is safe (the next open starts at the first segment
-        // left), and it is what frees space on a full disk, so the deletion does not wait for the checkpoint.
-        logStartOffset = Math.max(logStartOffset, newLogStart);
-        segments = Arrays.copyOfRange(current, count, current.length);
-        try
-        {
-            for (int i = 0; i < count; i++)
-            {
-                retire(current[i], true);
-            }
-            sync.forceDirectory(dir);
-        }
-        catch (final IOException ex)
-        {
-            throw goOffline("deleting segments failed", ex);
-        }
-        finally
-        {
-            reclaimRetired();
-            updateCounters();
-        }
-        writeCheckpoint();
-    }
-
-    private void retire(final Segment segment, final boolean deleteFiles) throws IOException
-    {
-        segment.retire();
-        if (deleteFiles)
-        {
-            segment.deleteFiles();
-        }
-        retired.add(segment);
-    }
-
-    /** Unmap retired segments no reader is inside. Caller holds the flush lock. */
-    private int reclaimRetired()
-    {
-        int reclaimed = 0;
-        for (int i = retired.size() - 1; i >= 0; i--)
-        {
-            final Segment segment = retired.get(i);
-            if (!readers.isPinned(segment))
-            {
-                segment.close();
-                retired.remove(i);
-                reclaimed++;
-            }
-        }
-        return reclaimed;
-    }
-
-    // ------------------------------------------------------------------------------------------------------------
-    // Agent duty cycle
-    // ------------------------------------------------------------------------------------------------------------
-
-    int doAgentWork()
-    {
-        if (closed || null != offlineCause)
-        {
-            return 0;
-        }
-        final long nowMs = clock.time();
-        final Segment[] current = segments;
-        final Segment tail = current[current.length - 1];
-        int work = tail.prepareAhead(ctx.pretouchBytes(), nowMs);
-        try
-        {
-            work += tail.writeBack(sync, ctx.dirtyBytesMax());
-        }
-        catch (final UncheckedIOException ex)
-        {
-            throw goOffline("writeback failed", ex); // its error may be the one a later fsync would have reported
-        }
-        work += prepareSpare(tail, nowMs);
-        final boolean flushDue = ctx.flushIntervalMs() != Long.MAX_VALUE &&
-            nowMs - lastFlushTimeMs >= ctx.flushIntervalMs() && recoveryPoint < logEndOffset();
-        if ((flushDue || rollFlushPending) && flushLock.tryLock())
-        {
-            try
-            {
-                rollFlushPending = false;
-                forceSegmentsAndCheckpoint(logEndOffset(), false, false);
-                work++;
-            }
-            finally
-            {
-                flushLock.unlock();
-            }
-        }
-        if (nowMs >= nextRetentionCheckMs)
-        {
-            nextRetentionCheckMs = nowMs + ctx.retentionCheckIntervalMs();
-            work += applyRetention();
-        }
-        if (flushLock.tryLock())
-        {
-            try
-            {
-                work += reclaimRetired();
-            }
-            finally
-            {
-                flushLock.unlock();
-            }
-        }
-        return work;
-    }
-
-    private int prepareSpare(final Segment tail, final long nowMs)
-    {
-        if (null != spare.get() || tail.size() < tail.capacity() / 2 ||
-            (spareFailedAtMs != NO_TIME && nowMs - spareFailedAtMs < SPARE_RETRY_MS))
-        {
-            return 0;
-        }
-        try
-        {
-            final Segment prepared = Segment.createSpare(dir, ctx.segmentBytes(), maxIndexEntries,
-                ctx.pretouchBytes());
-            spareFailedAtMs = NO_TIME;
-            if (!spare.compareAndSet(null, prepared))
-            {
-                prepared.discard();
-            }
-            return 1;
-        }
-        catch (final IOException ex)
-        {
-            spareFailedAtMs = nowMs; // a full disk: the roll makes its segment itself, or meets the error typed
-            logger.log(System.Logger.Level.DEBUG, "could not prepare the next segment of " + dir, ex);
-            return 0;
-        }
-    }
-
-    // ------------------------------------------------------------------------------------------------------------
-    // Readers and state
-    // ------------------------------------------------------------------------------------------------------------
 
     /**
      * @return a new reader positioned at the log start offset; close it when done.
      */
     public LogReader openReader()
     {
-        checkOpen();
+        writer.checkOpen();
         final LogReader reader = new LogReader(this, ctx.readVerifyCrc());
-        readers.add(reader);
+        segments.addReader(reader);
         return reader;
     }
 
     void removeReader(final LogReader reader)
     {
-        readers.remove(reader);
+        segments.removeReader(reader);
+    }
+
+    void readerLeft()
+    {
+        segments.readerLeft();
     }
 
     /**
@@ -1299,101 +466,70 @@ public final class Log implements AutoCloseable
 
     Segment[] segmentsSnapshot()
     {
-        return segments;
+        return segments.snapshot();
     }
 
     Segment segmentFor(final long offset)
     {
-        final Segment[] current = segments;
-        final int index = floorIndex(current, offset);
-        return index < 0 ? null : current[index];
+        return segments.segmentFor(offset);
     }
 
     Segment segmentAfter(final Segment segment)
     {
-        final Segment[] current = segments;
-        final int index = floorIndex(current, segment.baseOffset());
-        return index >= 0 && index + 1 < current.length ? current[index + 1] : null;
-    }
-
-    private static int floorIndex(final Segment[] current, final long offset)
-    {
-        int low = 0;
-        int high = current.length - 1;
-        int result = -1;
-        while (low <= high)
-        {
-            final int mid = (low + high) >>> 1;
-            if (current[mid].baseOffset() <= offset)
-            {
-                result = mid;
-                low = mid + 1;
-            }
-            else
-            {
-                high = mid - 1;
-            }
-        }
-        return result;
+        return segments.segmentAfter(segment);
     }
 
     int truncations()
     {
-        return truncations;
+        return writer.truncations();
     }
 
     /** @return the offset the next appended record gets (acquire). */
     public long logEndOffset()
     {
-        return (long)LOG_END_OFFSET.getAcquire(this);
+        return writer.logEndOffset();
     }
 
     /** @return the first readable offset. */
     public long logStartOffset()
     {
-        return logStartOffset;
+        return segments.logStartOffset();
     }
 
     /** @return the segment the writer appends to (tests in this package). */
     Segment activeSegmentForTest()
     {
-        return active;
+        return writer.active();
     }
 
     /** @return every offset below this is flushed to disk. */
     public long recoveryPoint()
     {
-        return recoveryPoint;
+        return flusher.recoveryPoint();
     }
 
     /** @return the leader epoch of the last batch, or -1. */
     public int lastLeaderEpoch()
     {
-        return lastLeaderEpoch;
+        return writer.lastLeaderEpoch();
     }
 
     /** @return the number of segments. */
     public int segmentCount()
     {
-        return segments.length;
+        return segments.count();
     }
 
     /** @return base offset of the active segment. */
     public long activeSegmentBaseOffset()
     {
-        final Segment[] current = segments;
-        return current[current.length - 1].baseOffset();
+        return segments.last().baseOffset();
     }
 
     /** @return bytes of record data in all segments. */
     public long sizeInBytes()
     {
-        long total = 0;
-        for (final Segment segment : segments)
-        {
-            total += segment.size();
-        }
-        return total;
+        return segments.sizeInBytes();
     }
 
     /** @return the log directory. */
@@ -1417,13 +553,13 @@ public final class Log implements AutoCloseable
     /** @return whether a fatal I/O error took the log offline. */
     public boolean isOffline()
     {
-        return null != offlineCause;
+        return flusher.isOffline();
     }
 
     /** @return whether {@link #close()} was called. */
     public boolean isClosed()
     {
-        return closed;
+        return writer.isClosed();
     }
 
     /** @return the log's agent, to schedule when the agent mode is {@link LogContext.AgentMode#EXTERNAL}. */
@@ -1446,36 +582,9 @@ public final class Log implements AutoCloseable
         return agentInvoker.invoke();
     }
 
-    private void updateCounters()
-    {
-        counters.logEndOffset.setRelease(logEndOffset());
-        counters.recoveryPoint.setRelease(recoveryPoint);
-        counters.logStartOffset.setRelease(logStartOffset);
-        counters.segmentCount.setRelease(segments.length);
-    }
-
-    private void checkOpen()
-    {
-        if (closed)
-        {
-            throw new StorageException(StorageErrorCode.CLOSED, "log " + dir + " is closed");
-        }
-    }
-
-    private void checkOnline()
-    {
-        checkOpen();
-        final StorageException cause = offlineCause;
-        if (null != cause)
-        {
-            throw new StorageException(StorageErrorCode.LOG_OFFLINE, "log " + dir + " is offline", cause);
-        }
-    }
-
-    private void checkAppendable()
-    {
-        checkOnline();
-    }
+    // ------------------------------------------------------------------------------------------------------------
+    // Close
+    // ------------------------------------------------------------------------------------------------------------
 
     /**
      * Flush, trim the active segment, write the checkpoint and the clean-shutdown marker, stop the agent, and
@@ -1491,48 +600,7 @@ public final class Log implements AutoCloseable
     @Override
     public void close()
     {
-        if (!markClosed())
-        {
-            return;
-        }
-        stopAgent();
-        final boolean writerStopped = stopWriter();
-        flushLock.lock();
-        segmentsLock.lock();
-        try
-        {
-            if (null == offlineCause && writerStopped)
-            {
-                try
-                {
-                    forceSegmentsAndCheckpoint(logEndOffset(), false, true);
-                    active.trimForClose(sync);
-                    checkpoint.write(logEndOffset(), logStartOffset);
-                    directory.writeCleanShutdownMarker();
-                }
-                catch (final IOException | RuntimeException ex)
-                {
-                    logger.log(System.Logger.Level.ERROR, "unclean close of " + dir + ": next open recovers it", ex);
-                }
-            }
-            releaseMappings(writerStopped);
-            final Segment prepared = spare.getAndSet(null);
-            if (null != prepared)
-            {
-                prepared.discard();
-            }
-            counters.close();
-        }
-        finally
-        {
-            segmentsLock.unlock();
-            flushLock.unlock();
-            if (writerStopped)
-            {
-                writer.release(); // later writer calls get CLOSED, not "another writer call is in progress"
-            }
-            directory.close();
-        }
+        shutdown(true);
     }
 
     /** Test seam kept for the crash suites: same as {@link #halt()}. */
@@ -1550,44 +618,50 @@ public final class Log implements AutoCloseable
      */
     public void halt()
     {
-        if (!markClosed())
+        shutdown(false);
+    }
+
+    /** Close ({@code clean}: flushed, trimmed, checkpointed, marked clean) or halt; idempotent. */
+    private void shutdown(final boolean clean)
+    {
+        if (!writer.markClosed())
         {
             return;
         }
         stopAgent();
         final boolean writerStopped = stopWriter();
-        flushLock.lock();
-        segmentsLock.lock();
+        flusher.lock().lock();
+        segments.lock().lock();
         try
         {
-            releaseMappings(writerStopped);
-            final Segment prepared = spare.getAndSet(null);
-            if (null != prepared)
+            if (clean && !flusher.isOffline() && writerStopped)
             {
-                prepared.close();
+                try
+                {
+                    flusher.forceAndCheckpoint(segments.snapshot(), logEndOffset(), logStartOffset(), false, true);
+                    writer.active().trimForClose(ctx.fileSync());
+                    flusher.writeCheckpointOnClose(logEndOffset(), logStartOffset());
+                    directory.writeCleanShutdownMarker();
+                }
+                catch (final IOException | RuntimeException ex)
+                {
+                    logger.log(System.Logger.Level.ERROR, "unclean close of " + dir + ": next open recovers it", ex);
+                }
             }
+            releaseMappings(writerStopped);
+            segments.dropSpare(clean); // a halt leaves the spare's files, as a killed process does
             counters.close();
         }
         finally
         {
-            segmentsLock.unlock();
-            flushLock.unlock();
+            segments.lock().unlock();
+            flusher.lock().unlock();
             if (writerStopped)
             {
-                writer.release();
+                writer.releaseAfterClose(); // later writer calls get CLOSED, not "another writer call is in progress"
             }
             directory.close();
         }
-    }
-
-    private synchronized boolean markClosed()
-    {
-        if (closed)
-        {
-            return false;
-        }
-        closed = true;
-        return true;
     }
 
     private void stopAgent()
@@ -1612,11 +686,7 @@ public final class Log implements AutoCloseable
      */
     private boolean stopWriter()
     {
-        if (writer.heldByCurrentThread() && claim.isActive())
-        {
-            claim.abort();
-        }
-        if (writer.acquireForClose(CLOSE_WAIT_MS))
+        if (writer.stop(CLOSE_WAIT_MS))
         {
             return true;
         }
@@ -1626,29 +696,9 @@ public final class Log implements AutoCloseable
         return false;
     }
 
-    /**
-     * Unmap every segment, except those a reader is still inside: those are unmapped by the readers as they leave
-     * their poll ({@link #readerLeft()}). With a writer still inside a claim, the active segment is not unmapped at
-     * all: the JDK's cleaner releases its mapping once the log is unreachable.
-     */
     private void releaseMappings(final boolean writerStopped)
     {
-        final List<Segment> mapped = new ArrayList<>(segments.length + retired.size());
-        for (final Segment segment : segments)
-        {
-            if (writerStopped || segment != active)
-            {
-                mapped.add(segment);
-            }
-        }
-        mapped.addAll(retired);
-        retired.clear();
-        for (final Segment segment : mapped)
-        {
-            segment.retire(); // a reader that pins it from now on sees this and backs off
-        }
-        awaitReadersGone();
-        final int leftToReaders = readers.closeWhenUnpinned(mapped);
+        final int leftToReaders = segments.releaseMappings(writerStopped ? null : writer.active(), CLOSE_WAIT_MS);
         if (leftToReaders > 0)
         {
             logger.log(System.Logger.Level.INFO, "closed " + dir + " while readers were inside a poll: " +
@@ -1656,26 +706,10 @@ public final class Log implements AutoCloseable
         }
     }
 
-    /** A reader left its poll on a closed log: unmap what it (and no other reader) held. */
-    void readerLeft()
-    {
-        readers.closeLeftUnpinned();
-    }
-
-    private void awaitReadersGone()
-    {
-        final long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(CLOSE_WAIT_MS);
-        final Thread self = Thread.currentThread();
-        while (readers.anyPinnedByAnotherThread(self) && System.nanoTime() - deadline < 0)
-        {
-            LockSupport.parkNanos(50_000);
-        }
-    }
-
     @Override
     public String toString()
     {
-        return "Log{dir=" + dir + ", start=" + logStartOffset + ", end=" + logEndOffset() +
-            ", recoveryPoint=" + recoveryPoint + ", segments=" + segments.length + '}';
+        return "Log{dir=" + dir + ", start=" + logStartOffset() + ", end=" + logEndOffset() +
+            ", recoveryPoint=" + recoveryPoint() + ", segments=" + segments.count() + '}';
     }
 }

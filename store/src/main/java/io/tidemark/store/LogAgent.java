@@ -2,7 +2,9 @@ package io.tidemark.store;
 
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
+import org.agrona.concurrent.EpochClock;
 
+import java.io.UncheckedIOException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -17,6 +19,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * offline (fail-stop: appends get LOG_OFFLINE, the agent stops working) instead of failing the same way forever.
  * The application chooses the thread ({@link LogContext.AgentMode}). {@link #doWork()} is safe to call from any one
  * thread at a time; after {@link #close()} it does nothing.
+ * <p>
+ * It works on the log's parts (the segment set, the flusher, retention, the writer's log end offset), never on the
+ * {@link Log} itself; {@code dutyLock} guards its own state (the failure count and the closed flag) and keeps two
+ * threads from running a duty cycle at once.
  */
 final class LogAgent implements Agent
 {
@@ -25,7 +31,13 @@ final class LogAgent implements Agent
     /** Least time between two reports of agent errors. */
     static final long REPORT_INTERVAL_MS = 1000;
 
-    private final Log log;
+    private final LogContext ctx;
+    private final EpochClock clock;
+    private final FileSync sync;
+    private final LogSegments segments;
+    private final LogFlusher flusher;
+    private final LogRetention retention;
+    private final LogWriter writer;
     private final String roleName;
     private final ErrorHandler errorHandler;
     private final ErrorRateLimiter reports = new ErrorRateLimiter(TimeUnit.MILLISECONDS.toNanos(REPORT_INTERVAL_MS));
@@ -34,9 +46,22 @@ final class LogAgent implements Agent
     private int failedCycles;
     private boolean closed;
 
-    LogAgent(final Log log, final String roleName, final ErrorHandler errorHandler)
+    LogAgent(
+        final LogContext ctx,
+        final LogSegments segments,
+        final LogFlusher flusher,
+        final LogRetention retention,
+        final LogWriter writer,
+        final String roleName,
+        final ErrorHandler errorHandler)
     {
-        this.log = log;
+        this.ctx = ctx;
+        this.clock = ctx.epochClock();
+        this.sync = ctx.fileSync();
+        this.segments = segments;
+        this.flusher = flusher;
+        this.retention = retention;
+        this.writer = writer;
         this.roleName = roleName;
         this.errorHandler = errorHandler;
     }
@@ -54,7 +79,7 @@ final class LogAgent implements Agent
             {
                 return 0;
             }
-            final int work = log.doAgentWork();
+            final int work = dutyCycle();
             failedCycles = 0;
             return work;
         }
@@ -74,9 +99,11 @@ final class LogAgent implements Agent
         failedCycles++;
         if (failedCycles >= FAILED_CYCLES_BEFORE_OFFLINE)
         {
-            if (!log.isOffline())
+            if (!flusher.isOffline())
             {
-                errorHandler.onError(log.agentFailed(failedCycles, failure));
+                errorHandler.onError(flusher.takeOffline("the log agent failed " + failedCycles + " duty cycles in " +
+                    "a row (" + failure + "): log " + ctx.logDir() + " is now offline; the next open recovers it",
+                    failure));
             }
             return;
         }
@@ -90,6 +117,57 @@ final class LogAgent implements Agent
             }
             errorHandler.onError(failure);
         }
+    }
+
+    /**
+     * Reserve and pre-fault pages ahead of the writer (and write back what it wrote under {@code dirty.bytes.max}),
+     * prepare the next segment, flush when due or after a roll, apply retention when due, and unmap retired
+     * segments no reader is inside.
+     *
+     * @return the work done (0 when there was none).
+     */
+    private int dutyCycle()
+    {
+        if (writer.isClosed() || flusher.isOffline())
+        {
+            return 0;
+        }
+        final long nowMs = clock.time();
+        final Segment tail = segments.last();
+        int work = tail.prepareAhead(ctx.pretouchBytes(), nowMs);
+        try
+        {
+            work += tail.writeBack(sync, ctx.dirtyBytesMax());
+        }
+        catch (final UncheckedIOException ex)
+        {
+            // its error may be the one a later fsync would have reported
+            throw flusher.goOffline("writeback failed", ex);
+        }
+        work += segments.prepareSpare(tail, nowMs);
+        final long logEnd = writer.logEndOffset();
+        final boolean flushDue = ctx.flushIntervalMs() != Long.MAX_VALUE &&
+            nowMs - flusher.lastFlushTimeMs() >= ctx.flushIntervalMs() && flusher.recoveryPoint() < logEnd;
+        if ((flushDue || flusher.rollFlushPending()) && flusher.lock().tryLock())
+        {
+            try
+            {
+                flusher.takeRollFlushRequest();
+                flusher.forceAndCheckpoint(segments.snapshot(), writer.logEndOffset(), segments.logStartOffset(),
+                    false, false);
+                work++;
+            }
+            finally
+            {
+                flusher.lock().unlock();
+            }
+        }
+        if (retention.due(nowMs))
+        {
+            writer.checkOnline();
+            work += retention.apply();
+        }
+        return work + segments.tryReclaimRetired();
     }
 
     /** Stop for good, waiting for a duty cycle in progress on another thread to end. */
