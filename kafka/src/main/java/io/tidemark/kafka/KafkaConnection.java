@@ -12,7 +12,9 @@ import java.util.function.LongConsumer;
  * {@code kafka.max.request.bytes}) through its {@link Transport} (the socket, or TLS over it), keeps its requests in
  * arrival order until each is answered, and writes the answers in that order. The bytes of a request count against
  * the listener's {@code kafka.queued.max.request.bytes} from the moment its size is known (before its buffer is
- * allocated) until its answer is taken for writing. Owned by the listener's agent thread.
+ * allocated) until its answer is taken for writing. A request must arrive whole within
+ * {@code kafka.request.read.timeout.ms} of its first byte ({@link #requestStartedMs}), so that a peer that stalls
+ * half-way cannot keep its reservation. Owned by the listener's agent thread.
  */
 final class KafkaConnection
 {
@@ -52,6 +54,11 @@ final class KafkaConnection
     /** Waiting for request budget (in the listener's queue of waiters): not reading. */
     boolean memoryMuted;
     long lastActiveMs;
+    /**
+     * When the first byte of the request being read arrived (or, after waiting for request budget, when reading it
+     * resumed: that wait is the listener's, not the peer's); -1 between requests.
+     */
+    long requestStartedMs = -1;
     /** A request whose partitions could not all be queued yet (back-pressure): no later request is processed. */
     ProduceRequests.Pending blockedProduce;
     boolean closed;
@@ -121,6 +128,15 @@ final class KafkaConnection
         return Read.FRAME;
     }
 
+    /** After a read that did not end a frame: start the request's clock if it got its first bytes. */
+    void noteRequestStarted(final long nowMs)
+    {
+        if (requestStartedMs < 0 && (null != frame || size.position() > 0))
+        {
+            requestStartedMs = nowMs;
+        }
+    }
+
     /** @return the size of the frame whose prefix was read, before {@link #startFrame()}. */
     int pendingSize()
     {
@@ -142,6 +158,7 @@ final class KafkaConnection
         complete.flip();
         frame = null;
         size.clear();
+        requestStartedMs = -1;
         return complete;
     }
 

@@ -73,6 +73,11 @@ public final class KafkaContext implements Cloneable
     public static final String SASL_USERS_FILE = "kafka.sasl.users.file";
     /** A connection not authenticated (TLS handshake and SASL) this long after it opened is closed. Default 10000. */
     public static final String AUTHENTICATION_TIMEOUT_MS = "kafka.authentication.timeout.ms";
+    /**
+     * A request whose bytes (size prefix included) do not all arrive within this many milliseconds of its first byte
+     * closes its connection, giving back the request budget it holds. Default 30000.
+     */
+    public static final String REQUEST_READ_TIMEOUT_MS = "kafka.request.read.timeout.ms";
 
     /** Every key {@link #fromProperties(Map)} accepts. */
     public static final Set<String> KEYS = Set.of(LISTENER, ADVERTISED_LISTENER, MAX_REQUEST_BYTES, MAX_CONNECTIONS,
@@ -80,7 +85,8 @@ public final class KafkaContext implements Cloneable
         GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS,
         ERROR_LOG_INTERVAL_MS, QUEUED_MAX_REQUEST_BYTES, SECURITY_PROTOCOL, ALLOW_PLAINTEXT, SSL_KEYSTORE_LOCATION,
         SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH,
-        SSL_ENABLED_PROTOCOLS, SASL_ENABLED_MECHANISMS, SASL_USERS_FILE, AUTHENTICATION_TIMEOUT_MS);
+        SSL_ENABLED_PROTOCOLS, SASL_ENABLED_MECHANISMS, SASL_USERS_FILE, AUTHENTICATION_TIMEOUT_MS,
+        REQUEST_READ_TIMEOUT_MS);
 
     /** The SASL mechanisms served. */
     public static final List<String> MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256");
@@ -112,6 +118,7 @@ public final class KafkaContext implements Cloneable
     private List<String> saslMechanisms = MECHANISMS;
     private Path saslUsersFile;
     private long authenticationTimeoutMs = 10_000;
+    private long requestReadTimeoutMs = 30_000;
 
     /**
      * Read the {@code kafka.*} keys of a properties map (other keys are ignored: the host's file holds them too).
@@ -156,6 +163,7 @@ public final class KafkaContext implements Cloneable
                 case SASL_ENABLED_MECHANISMS -> ctx.saslEnabledMechanisms(list(value));
                 case SASL_USERS_FILE -> ctx.saslUsersFile(path(value));
                 case AUTHENTICATION_TIMEOUT_MS -> ctx.authenticationTimeoutMs(parseLong(key, value));
+                case REQUEST_READ_TIMEOUT_MS -> ctx.requestReadTimeoutMs(parseLong(key, value));
                 default -> throw new ConfigException(key, "unknown key (known: " + KEYS + ")");
             }
         }
@@ -423,6 +431,13 @@ public final class KafkaContext implements Cloneable
         return this;
     }
 
+    /** @param ms how long the bytes of one request may take to arrive. @return this */
+    public KafkaContext requestReadTimeoutMs(final long ms)
+    {
+        this.requestReadTimeoutMs = ms;
+        return this;
+    }
+
     /**
      * @return this, after checking every value.
      * @throws ConfigException naming the first bad key.
@@ -474,6 +489,10 @@ public final class KafkaContext implements Cloneable
         if (authenticationTimeoutMs < 1)
         {
             throw new ConfigException(AUTHENTICATION_TIMEOUT_MS, "at least 1: " + authenticationTimeoutMs);
+        }
+        if (requestReadTimeoutMs < 1 || requestReadTimeoutMs > 86_400_000)
+        {
+            throw new ConfigException(REQUEST_READ_TIMEOUT_MS, "in [1, 86400000]: " + requestReadTimeoutMs);
         }
         if (null == securityProtocol)
         {
@@ -760,6 +779,12 @@ public final class KafkaContext implements Cloneable
     public long authenticationTimeoutMs()
     {
         return authenticationTimeoutMs;
+    }
+
+    /** @return how long the bytes of one request may take to arrive. */
+    public long requestReadTimeoutMs()
+    {
+        return requestReadTimeoutMs;
     }
 
     /** @return the security protocol and what it uses, without passwords (for {@code tidemark host}'s output). */

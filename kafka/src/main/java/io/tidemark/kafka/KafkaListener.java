@@ -53,7 +53,9 @@ import java.util.function.Supplier;
  * authenticate with SASL ({@link SaslRequests}: PLAIN, SCRAM-SHA-256) before any other request is served; a failed
  * or unfinished authentication closes the connection ({@link #failedAuthentications()}). Memory: the bytes of
  * requests read and not yet answered stay within {@code kafka.queued.max.request.bytes}; a connection whose next
- * request does not fit is not read until answers give bytes back ({@link #memoryMutes()}).
+ * request does not fit is not read until answers give bytes back ({@link #memoryMutes()}); a request that does not
+ * arrive whole within {@code kafka.request.read.timeout.ms} of its first byte closes its connection and gives its
+ * bytes back ({@link #slowRequests()}).
  * <p>
  * Thread-safe: {@link #close()} and the counters from any thread; everything else on the agent's thread.
  */
@@ -90,6 +92,7 @@ public final class KafkaListener implements Agent, AutoCloseable
     private final AtomicLong lostCompletions = new AtomicLong();
     private final AtomicLong failedAuthentications = new AtomicLong();
     private final AtomicLong memoryMutes = new AtomicLong();
+    private final AtomicLong slowRequests = new AtomicLong();
     private final KafkaSecurity security;
     /** Connections waiting for request budget, first come first served. */
     private final ArrayDeque<KafkaConnection> memoryWaiters = new ArrayDeque<>();
@@ -229,6 +232,15 @@ public final class KafkaListener implements Agent, AutoCloseable
     public long memoryMutes()
     {
         return memoryMutes.get();
+    }
+
+    /**
+     * @return connections closed because a request's bytes did not all arrive within
+     *         {@code kafka.request.read.timeout.ms} of its first byte.
+     */
+    public long slowRequests()
+    {
+        return slowRequests.get();
     }
 
     /** @return connections waiting for request budget now. */
@@ -454,6 +466,7 @@ public final class KafkaListener implements Agent, AutoCloseable
                 maxQueuedRequestBytes = queuedRequestBytes;
             }
             head.memoryMuted = false;
+            head.requestStartedMs = System.currentTimeMillis(); // the wait was ours: the peer's clock starts now
             head.startFrame();
             work++;
             read(head);
@@ -568,6 +581,10 @@ public final class KafkaListener implements Agent, AutoCloseable
             while (connection.mayRead() && requests < 16)
             {
                 final KafkaConnection.Read read = connection.readFrame(ctx.maxRequestBytes());
+                if (read != KafkaConnection.Read.FRAME)
+                {
+                    connection.noteRequestStarted(System.currentTimeMillis());
+                }
                 if (read == KafkaConnection.Read.NONE)
                 {
                     break;
@@ -711,7 +728,17 @@ public final class KafkaListener implements Agent, AutoCloseable
         for (int i = connections.size() - 1; i >= 0; i--)
         {
             final KafkaConnection connection = connections.get(i);
-            if (connection.idle() && now - connection.lastActiveMs > ctx.connectionsMaxIdleMs())
+            if (!connection.memoryMuted && connection.requestStartedMs >= 0 &&
+                now - connection.requestStartedMs > ctx.requestReadTimeoutMs())
+            {
+                // a peer that sends part of a request and stalls would hold its reservation until the idle timeout
+                slowRequests.incrementAndGet();
+                logLimited("closed connection " + connection.remote + " to broker " + brokerId + ": a request's " +
+                    "bytes did not all arrive within " + ctx.requestReadTimeoutMs() + " ms (" +
+                    KafkaContext.REQUEST_READ_TIMEOUT_MS + "), holding " + connection.reservedBytes + " bytes");
+                close(connection);
+            }
+            else if (connection.idle() && now - connection.lastActiveMs > ctx.connectionsMaxIdleMs())
             {
                 close(connection);
             }

@@ -28,6 +28,7 @@ import java.util.concurrent.TimeUnit;
 import static io.tidemark.kafka.KafkaSecurityTest.await;
 import static io.tidemark.kafka.KafkaSecurityTest.closedByPeer;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -104,6 +105,72 @@ class RequestMemoryTest
             }
             assertEquals(0, listener.queuedRequestBytes());
         }
+    }
+
+    /**
+     * {@code kafka.request.read.timeout.ms}: a peer that sends a request's size prefix and part of its bytes, then
+     * stalls, would keep its reservation until {@code kafka.connections.max.idle.ms} (ten minutes by default): the
+     * connection is closed once the request has not arrived whole within the timeout, its bytes come back, and other
+     * clients are served all along. A stall inside the size prefix is closed the same way.
+     */
+    @Test
+    void aRequestThatStallsHalfWayIsClosedAndItsBudgetComesBack() throws Exception
+    {
+        final int budget = 64 * 1024;
+        final int frame = 40_000;
+        try (ReplicationCluster cluster = ReplicationCluster.start(root, 1, new ReplicationContext());
+             InProcessKafka kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
+                 .maxRequestBytes(1024 * 1024).queuedMaxRequestBytes(budget).requestReadTimeoutMs(3_000)
+                 .errorLogIntervalMs(60_000)))
+        {
+            final KafkaListener listener = kafka.listener(0);
+            final int port = listener.port();
+            final Properties adminProps = new Properties();
+            adminProps.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, kafka.bootstrapServers());
+            try (Socket stalled = new Socket("127.0.0.1", port); Admin admin = Admin.create(adminProps))
+            {
+                final OutputStream out = stalled.getOutputStream();
+                out.write(prefix(frame));
+                out.write(garbage(100));
+                out.flush();
+                assertTrue(await(() -> listener.queuedRequestBytes() == frame, 30_000),
+                    "the stalled request is reserved: " + listener.queuedRequestBytes());
+
+                // another client is served meanwhile, its requests fitting beside the stalled one's
+                assertEquals(1, admin.describeCluster().nodes().get(60, TimeUnit.SECONDS).size());
+                admin.createTopics(List.of(new NewTopic("served", 1, (short)1))).all().get(60, TimeUnit.SECONDS);
+
+                assertTrue(closedByPeer(stalled, 60_000), "the stalled connection is closed");
+                assertEquals(1, listener.slowRequests());
+                assertEquals(0, listener.badFrames());
+                assertTrue(await(() -> listener.queuedRequestBytes() == 0, 30_000),
+                    "its reservation came back: " + listener.queuedRequestBytes());
+
+                try (Socket halfPrefix = new Socket("127.0.0.1", port))
+                {
+                    halfPrefix.getOutputStream().write(new byte[]{0, 0});
+                    halfPrefix.getOutputStream().flush();
+                    assertTrue(closedByPeer(halfPrefix, 60_000), "a stall inside the size prefix is closed too");
+                    assertEquals(2, listener.slowRequests());
+                }
+
+                // and the other client is still served
+                assertTrue(admin.listTopics().names().get(60, TimeUnit.SECONDS).contains("served"));
+                assertEquals(0, listener.queuedRequestBytes());
+            }
+        }
+    }
+
+    @Test
+    void theReadTimeoutIsValidated()
+    {
+        assertThrows(io.tidemark.store.ConfigException.class, () -> new KafkaContext().requestReadTimeoutMs(0)
+            .validate());
+        assertThrows(io.tidemark.store.ConfigException.class, () -> KafkaContext.fromProperties(
+            java.util.Map.of(KafkaContext.REQUEST_READ_TIMEOUT_MS, "86400001")));
+        assertEquals(5_000, KafkaContext.fromProperties(java.util.Map.of(KafkaContext.REQUEST_READ_TIMEOUT_MS,
+            "5000")).requestReadTimeoutMs());
+        assertEquals(30_000, new KafkaContext().requestReadTimeoutMs());
     }
 
     @Test
