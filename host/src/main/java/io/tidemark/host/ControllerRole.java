@@ -9,6 +9,7 @@ import io.tidemark.zookeeper.ZooKeeperControllerElection;
 import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
+import io.tidemark.zookeeper.ZooKeeperStoreException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.agrona.ErrorHandler;
@@ -38,6 +39,59 @@ final class ControllerRole implements Runnable, AutoCloseable
     static final String CREATE_TOPIC = "admin/create-topic";
     /** Prefix of a request's data once the controller refused it. */
     static final String REFUSED = "refused: ";
+
+    /**
+     * A client's side of topic creation: write the request znode for {@code topic} (a request there already, from
+     * anyone, is left as it is: the caller waits for it).
+     *
+     * @return the request's znode, to watch with {@link #takeRefusal}.
+     * @throws ZooKeeperStoreException when ZooKeeper cannot be written.
+     */
+    static String requestTopic(final CuratorFramework zk, final String root, final String topic,
+        final int partitionCount, final int replicationFactor)
+    {
+        final String path = root + "/" + CREATE_TOPIC + "/" + topic;
+        try
+        {
+            ZNodes.createIfAbsent(zk, path,
+                (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8));
+        }
+        catch (final Exception ex)
+        {
+            throw new ZooKeeperStoreException("cannot request topic " + topic + " at " + path, ex);
+        }
+        return path;
+    }
+
+    /**
+     * @return the controller's reason when it refused the topic request at {@code path} (the request is then
+     *         removed, so that it may be asked again), or null while it is pending or once carried out and removed.
+     */
+    static String takeRefusal(final CuratorFramework zk, final String path)
+    {
+        final String data;
+        try
+        {
+            data = new String(zk.getData().forPath(path), StandardCharsets.UTF_8);
+        }
+        catch (final Exception ex)
+        {
+            return null; // carried out and removed
+        }
+        if (!data.startsWith(REFUSED))
+        {
+            return null;
+        }
+        try
+        {
+            zk.delete().quietly().forPath(path);
+        }
+        catch (final Exception ignore)
+        {
+            // another client cleared it
+        }
+        return data.substring(REFUSED.length());
+    }
 
     private final int hostId;
     private final CuratorFramework client;

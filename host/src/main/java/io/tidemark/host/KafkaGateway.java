@@ -13,7 +13,6 @@ import io.tidemark.replication.ProducerSessions;
 import io.tidemark.replication.ReplicaNode;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.TopicPartition;
-import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import io.tidemark.zookeeper.ZooKeeperCounters;
 import io.tidemark.zookeeper.ZooKeeperGroupOffsets;
@@ -26,7 +25,6 @@ import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
 import org.apache.curator.framework.recipes.cache.CuratorCacheListener;
 import org.apache.zookeeper.CreateMode;
-import org.apache.zookeeper.KeeperException;
 
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
@@ -294,16 +292,7 @@ final class KafkaGateway implements AutoCloseable
         public void createTopic(final String topic, final int partitionCount, final int replicationFactor,
             final long timeoutMs)
         {
-            final String path = root + "/" + ControllerRole.CREATE_TOPIC + "/" + topic;
-            try
-            {
-                ZNodes.createIfAbsent(zk, path,
-                    (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8)); // or wait for it
-            }
-            catch (final Exception ex)
-            {
-                throw new ZooKeeperStoreException("cannot request topic " + topic + " at " + path, ex);
-            }
+            final String path = ControllerRole.requestTopic(zk, root, topic, partitionCount, replicationFactor);
             final long deadline = System.currentTimeMillis() + timeoutMs;
             while (System.currentTimeMillis() < deadline)
             {
@@ -319,23 +308,10 @@ final class KafkaGateway implements AutoCloseable
                 {
                     return;
                 }
-                try
+                final String refusal = ControllerRole.takeRefusal(zk, path);
+                if (null != refusal)
                 {
-                    final String data = new String(zk.getData().forPath(path), StandardCharsets.UTF_8);
-                    if (data.startsWith(ControllerRole.REFUSED))
-                    {
-                        zk.delete().quietly().forPath(path);
-                        throw new IllegalArgumentException("the controller refused topic " + topic + ": " +
-                            data.substring(ControllerRole.REFUSED.length()));
-                    }
-                }
-                catch (final IllegalArgumentException ex)
-                {
-                    throw ex;
-                }
-                catch (final Exception ex)
-                {
-                    // carried out and removed: the cache shows the partitions shortly
+                    throw new IllegalArgumentException("the controller refused topic " + topic + ": " + refusal);
                 }
                 try
                 {

@@ -23,7 +23,6 @@ import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.DamagedZnodeException;
-import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import io.tidemark.zookeeper.ZooKeeperCounters;
 import io.tidemark.zookeeper.ZooKeeperGroupOffsets;
@@ -886,16 +885,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             throw new IllegalArgumentException("topic exists: " + topic);
         }
         checkBounds(partitionCount, replicationFactor);
-        final String path = root + "/" + ControllerRole.CREATE_TOPIC + "/" + topic;
-        try
-        {
-            ZNodes.createIfAbsent(zk, path,
-                (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8)); // or wait for it
-        }
-        catch (final Exception ex)
-        {
-            throw new ZooKeeperStoreException("cannot request topic " + topic + " at " + path, ex);
-        }
+        final String path = ControllerRole.requestTopic(zk, root, topic, partitionCount, replicationFactor);
         final long deadline = System.currentTimeMillis() + timeoutMs;
         while (System.currentTimeMillis() < deadline)
         {
@@ -905,17 +895,9 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             {
                 return states;
             }
-            final String refusal = refusal(path);
+            final String refusal = ControllerRole.takeRefusal(zk, path);
             if (null != refusal)
             {
-                try
-                {
-                    zk.delete().forPath(path);
-                }
-                catch (final Exception ignore)
-                {
-                    // another client cleared it
-                }
                 throw new IllegalArgumentException("the controller refused topic " + topic + ": " + refusal);
             }
             sleep(20);
@@ -951,19 +933,6 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 throw new IllegalArgumentException("the topic's " + added + " replicas would put more than the " +
                     "cluster's " + ReplicationContext.HOST_REPLICAS_MAX + "=" + bounds[1] + " replicas on a host");
             }
-        }
-    }
-
-    private String refusal(final String path)
-    {
-        try
-        {
-            final String data = new String(zk.getData().forPath(path), StandardCharsets.UTF_8);
-            return data.startsWith(ControllerRole.REFUSED) ? data.substring(ControllerRole.REFUSED.length()) : null;
-        }
-        catch (final Exception ex)
-        {
-            return null; // carried out and removed
         }
     }
 

@@ -1,10 +1,9 @@
 package io.tidemark.zookeeper;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -28,31 +27,17 @@ class ZooKeeperCountersTest
     private static final String ROOT = "/tidemark/counters-test";
     private static final String COUNTER = ROOT + "/incarnations/3";
 
-    private TestingServer server;
+    @RegisterExtension
+    final TwoClients zk = new TwoClients(ROOT);
+
     private CuratorFramework first;
     private CuratorFramework second;
 
     @BeforeEach
-    void start() throws Exception
+    void clients()
     {
-        server = new TestingServer(true);
-        final ZooKeeperSettings settings = new ZooKeeperSettings()
-            .connectString(server.getConnectString())
-            .rootPath(ROOT)
-            .user("tidemark")
-            .password("secret")
-            .sessionTimeoutMs(10_000)
-            .connectionTimeoutMs(10_000);
-        first = settings.connectClient();
-        second = settings.connectClient();
-    }
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        first.close();
-        second.close();
-        server.close();
+        first = zk.first;
+        second = zk.second;
     }
 
     @Test

@@ -2,10 +2,9 @@ package io.tidemark.zookeeper;
 
 import io.tidemark.replication.TopicPartition;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.CyclicBarrier;
@@ -30,31 +29,17 @@ class ZooKeeperGroupOffsetsTest
     private static final String ROOT = "/tidemark/offsets-test";
     private static final TopicPartition EVENTS_0 = new TopicPartition("events", 0);
 
-    private TestingServer server;
+    @RegisterExtension
+    final TwoClients zk = new TwoClients(ROOT);
+
     private CuratorFramework first;
     private CuratorFramework second;
 
     @BeforeEach
-    void start() throws Exception
+    void clients()
     {
-        server = new TestingServer(true);
-        final ZooKeeperSettings settings = new ZooKeeperSettings()
-            .connectString(server.getConnectString())
-            .rootPath(ROOT)
-            .user("tidemark")
-            .password("secret")
-            .sessionTimeoutMs(10_000)
-            .connectionTimeoutMs(10_000);
-        first = settings.connectClient();
-        second = settings.connectClient();
-    }
-
-    @AfterEach
-    void stop() throws Exception
-    {
-        first.close();
-        second.close();
-        server.close();
+        first = zk.first;
+        second = zk.second;
     }
 
     @Test
