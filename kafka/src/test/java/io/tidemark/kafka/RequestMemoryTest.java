@@ -161,6 +161,45 @@ class RequestMemoryTest
         }
     }
 
+    /**
+     * A connection waiting for request budget is not the stalling peer: its clock starts when the listener resumes
+     * reading it, so it is read (here: a bad frame) and not closed as slow, even after waiting longer than the timeout.
+     */
+    @Test
+    void waitingForBudgetDoesNotCountAgainstTheReadTimeout() throws Exception
+    {
+        final int budget = 64 * 1024;
+        final int frame = 40_000;
+        final long timeoutMs = 4_000;
+        try (ReplicationCluster cluster = ReplicationCluster.start(root, 1, new ReplicationContext());
+             InProcessKafka kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
+                 .maxRequestBytes(1024 * 1024).queuedMaxRequestBytes(budget).requestReadTimeoutMs(timeoutMs)
+                 .errorLogIntervalMs(60_000)))
+        {
+            final KafkaListener listener = kafka.listener(0);
+            final int port = listener.port();
+            try (Socket stalled = new Socket("127.0.0.1", port); Socket waiting = new Socket("127.0.0.1", port))
+            {
+                stalled.getOutputStream().write(prefix(frame));
+                stalled.getOutputStream().write(garbage(100));
+                stalled.getOutputStream().flush();
+                assertTrue(await(() -> listener.queuedRequestBytes() == frame, 30_000));
+                final long waitStarted = System.currentTimeMillis();
+                waiting.getOutputStream().write(prefix(frame));
+                waiting.getOutputStream().write(garbage(frame));
+                waiting.getOutputStream().flush();
+                assertTrue(await(() -> listener.memoryWaiters() == 1, 30_000), "the second waits for budget");
+
+                assertTrue(closedByPeer(stalled, 60_000));
+                assertTrue(closedByPeer(waiting, 60_000), "read once the stalled one's bytes came back");
+                assertTrue(System.currentTimeMillis() - waitStarted >= timeoutMs / 2, "it waited a while");
+                assertEquals(1, listener.slowRequests(), "only the stalled connection was slow");
+                assertEquals(1, listener.badFrames(), "the waiting one was read whole (garbage)");
+                assertTrue(await(() -> listener.queuedRequestBytes() == 0, 30_000));
+            }
+        }
+    }
+
     @Test
     void theReadTimeoutIsValidated()
     {
