@@ -11,17 +11,29 @@ import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * A memory-mapped file of fixed-size index entries, shared by {@link OffsetIndex} and {@link TimeIndex}.
  * <p>
- * An appendable index file is pre-sized to its maximum number of entries and every block of it is reserved by
- * writing zeros through the file channel before it is mapped, so that an entry write can never hit an unbacked
- * page (SIGBUS) when the disk is full. A sealed index is trimmed to its entries. The entry count is published with
- * release semantics after the entry is written; lookups read it with acquire and never look past it.
+ * An appendable index file is pre-sized (sparse) to its maximum number of entries and its blocks are reserved, a
+ * chunk at a time, by writing zeros through the file channel before any entry is written to them through the
+ * mapping, so that an entry write can never hit an unbacked page (SIGBUS) when the disk is full. A sealed index is
+ * trimmed to its entries. The entry count is published with release semantics after the entry is written; lookups
+ * read it with acquire and never look past it.
  * <p>
- * Single writer (the log's writer thread); any number of concurrent readers. One owner per mapping: the segment
- * that holds it unmaps it in {@link #close()}.
+ * <b>Reservation ahead.</b> The log agent keeps at least {@link #RESERVE_CHUNK} bytes reserved past the entries
+ * written ({@link #reserveAhead}), so that in steady state the writer never makes the {@code write(2)} call itself;
+ * the writer's {@link #ensureRoomForOneMore()} only checks and, when the agent has fallen behind (or is not run),
+ * reserves the chunk itself: correctness never depends on the agent. Reserved but unwritten bytes are zeros past
+ * the last entry, which is what recovery expects of an index tail whether the agent or the writer wrote them.
+ * <p>
+ * Threads: the log's writer (or the thread loading or truncating the log before the agent can see the segment) is
+ * the single writer of entries ({@link #publishEntry()}, {@link #truncateEntries}); the agent and the writer both
+ * reserve. {@code reserveLock} guards every change of {@code reservedBytes}, the file's length and blocks past the
+ * entries, {@code trimmed} and {@code closed}; the agent only tries it (it never waits for the writer), the writer
+ * takes it only on its fallback path. {@code reservedBytes} is volatile so that the writer's check needs no lock.
+ * Any number of concurrent readers. One owner per mapping: the segment that holds it unmaps it in {@link #close()}.
  */
 final class IndexFile implements AutoCloseable
 {
@@ -39,7 +51,10 @@ final class IndexFile implements AutoCloseable
         }
     }
 
-    private static final int RESERVE_CHUNK = 64 * 1024;
+    /** Bytes reserved at a time, and the least headroom the agent keeps reserved past the entries. */
+    static final int RESERVE_CHUNK = 64 * 1024;
+    /** Most chunks the agent reserves per call, so that one duty cycle stays short. */
+    private static final int RESERVE_CHUNKS_PER_CALL = 4;
 
     private final Path path;
     private final FileChannel channel;
@@ -49,7 +64,12 @@ final class IndexFile implements AutoCloseable
     private final int maxEntries;
     @SuppressWarnings("unused") // accessed through the ENTRIES VarHandle
     private volatile int entries;
-    private long reservedBytes;
+    private final ReentrantLock reserveLock = new ReentrantLock();
+    /** Blocks below it exist on disk. Written under {@code reserveLock} only; read without it by the writer. */
+    private volatile long reservedBytes;
+    /** Reservations made on demand (the writer's fallback), not ahead by the agent; a count for tests. */
+    private volatile long onDemandReservations;
+    private boolean trimmed;
     private boolean closed;
 
     private IndexFile(
@@ -102,7 +122,10 @@ final class IndexFile implements AutoCloseable
             final MappedByteBuffer mapping = channel.map(FileChannel.MapMode.READ_WRITE, 0, maxBytes);
             final IndexFile index = new IndexFile(path, channel, mapping, entryLength, maxEntries, keepEntries);
             index.reservedBytes = Math.min(reserved, maxBytes);
-            index.ensureRoomForOneMore();
+            if (index.needsRoomForOneMore())
+            {
+                index.reserveChunk(); // not yet shared: no lock needed, and not counted as on demand
+            }
             return index;
         }
         catch (final IOException | RuntimeException ex)
@@ -113,20 +136,119 @@ final class IndexFile implements AutoCloseable
     }
 
     /**
-     * Make sure the blocks for one more entry exist (reserving a chunk ahead), so that the entry write that
-     * follows a batch can never fault for lack of space. Writer thread.
+     * Make sure the blocks for one more entry exist, so that the entry write that follows a batch can never fault
+     * for lack of space. Normally the agent has reserved them ahead and this is one volatile read; when it has not
+     * (it fell behind, or no agent runs), reserve the next chunk here. Writer thread.
      *
-     * @throws IOException when the disk is full.
+     * @throws IOException when the disk is full (or the write failed); nothing is reserved then.
      */
     void ensureRoomForOneMore() throws IOException
     {
-        final long needed = Math.min((long)(entries() + 1) * entryLength, (long)maxEntries * entryLength);
-        if (needed > reservedBytes)
+        if (!needsRoomForOneMore())
         {
-            final long target = Math.min((long)maxEntries * entryLength, reservedBytes + RESERVE_CHUNK);
-            SpaceReservation.writeZeros(channel, reservedBytes, target - reservedBytes);
-            reservedBytes = target;
+            return;
         }
+        reserveLock.lock();
+        try
+        {
+            if (needsRoomForOneMore()) // the agent may have reserved it while this thread waited for the lock
+            {
+                reserveChunk();
+                onDemandReservations = onDemandReservations + 1; // under reserveLock: one writer at a time
+            }
+        }
+        finally
+        {
+            reserveLock.unlock();
+        }
+    }
+
+    /**
+     * {@link #ensureRoomForOneMore()} for an entry written off the append path that must not fail on a full disk
+     * (the final time index entry of a sealed segment).
+     *
+     * @return whether room for one more entry is reserved.
+     */
+    boolean tryEnsureRoomForOneMore()
+    {
+        try
+        {
+            ensureRoomForOneMore();
+            return true;
+        }
+        catch (final IOException ex)
+        {
+            return false;
+        }
+    }
+
+    /**
+     * Log agent duty: keep at least {@code headroomBytes} reserved past the written entries (up to the maximum),
+     * a bounded number of chunks per call. Never waits: when the writer is reserving, the agent leaves it.
+     *
+     * @param headroomBytes bytes to keep reserved past the entries.
+     * @return chunks reserved (0 when none were needed, or the lock was busy, or the index is trimmed or closed).
+     * @throws IOException when the disk is full or the write failed; what was reserved before stays reserved.
+     */
+    int reserveAhead(final int headroomBytes) throws IOException
+    {
+        final long target = Math.min(maxBytes(), (long)entries() * entryLength + headroomBytes);
+        if (target <= reservedBytes || !reserveLock.tryLock())
+        {
+            return 0;
+        }
+        try
+        {
+            int chunks = 0;
+            while (!closed && !trimmed && reservedBytes < target && chunks < RESERVE_CHUNKS_PER_CALL)
+            {
+                reserveChunk();
+                chunks++;
+            }
+            return chunks;
+        }
+        finally
+        {
+            reserveLock.unlock();
+        }
+    }
+
+    /** @return reservations made on demand by {@link #ensureRoomForOneMore()} rather than ahead by the agent. */
+    long onDemandReservations()
+    {
+        return onDemandReservations;
+    }
+
+    /** @return bytes from the start of the file whose blocks are reserved. */
+    long reservedBytes()
+    {
+        return reservedBytes;
+    }
+
+    private boolean needsRoomForOneMore()
+    {
+        return Math.min((long)(entries() + 1) * entryLength, maxBytes()) > reservedBytes;
+    }
+
+    private long maxBytes()
+    {
+        return (long)maxEntries * entryLength;
+    }
+
+    /**
+     * Reserve the next chunk: zeros from the reserved end, or from the end of the entries when entries were written
+     * past it (a rebuild by replay adds entries without reserving), so that no written entry is ever overwritten.
+     * Caller holds {@code reserveLock} (or is the only thread that knows this index).
+     */
+    private void reserveChunk() throws IOException
+    {
+        final long from = Math.max(reservedBytes, (long)entries() * entryLength);
+        final long to = Math.min(maxBytes(), from + RESERVE_CHUNK);
+        if (to > from)
+        {
+            SpaceReservation.writeZeros(channel, from, to - from);
+        }
+        reservedBytes = Math.max(reservedBytes, to);
     }
 
     /**
@@ -206,11 +328,20 @@ final class IndexFile implements AutoCloseable
     /** Cut the file to its entries (the mapping stays valid for them) and make that durable. */
     void trimAndForce(final FileSync sync) throws IOException
     {
-        final int count = entries();
-        sync.force(mapping, 0, count * entryLength);
-        channel.truncate((long)count * entryLength);
-        reservedBytes = Math.min(reservedBytes, (long)count * entryLength);
-        sync.force(channel, true);
+        reserveLock.lock();
+        try
+        {
+            trimmed = true; // from now on the agent reserves nothing here: the file must stay cut to its entries
+            final int count = entries();
+            sync.force(mapping, 0, count * entryLength);
+            channel.truncate((long)count * entryLength);
+            reservedBytes = Math.min(reservedBytes, (long)count * entryLength);
+            sync.force(channel, true);
+        }
+        finally
+        {
+            reserveLock.unlock();
+        }
     }
 
     void force(final FileSync sync)
@@ -221,11 +352,19 @@ final class IndexFile implements AutoCloseable
     @Override
     public void close()
     {
-        if (!closed)
+        reserveLock.lock();
+        try
         {
-            closed = true;
-            IoUtil.unmap(mapping);
-            closeQuietly(channel);
+            if (!closed)
+            {
+                closed = true;
+                IoUtil.unmap(mapping);
+                closeQuietly(channel);
+            }
+        }
+        finally
+        {
+            reserveLock.unlock();
         }
     }
 

@@ -23,11 +23,14 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>
  * The active segment's file is pre-sized (sparse) to {@code segment.bytes} and mapped whole. Blocks are reserved
  * ahead of the writer by writing zeros through the channel ({@link SpaceReservation}) and pages are pre-faulted
- * ahead of the writer by the log agent, so that appends in steady state neither fault nor risk SIGBUS. When the
- * segment is sealed (rolled), the agent trims the file to its data.
+ * ahead of the writer by the log agent, so that appends in steady state neither fault nor risk SIGBUS; the agent
+ * also keeps a chunk of each index file reserved past its entries ({@link IndexFile#reserveAhead}), so that the
+ * writer's per-batch index check is a read. When the segment is sealed (rolled), the agent trims the file to its
+ * data.
  * <p>
  * Threads: the log's writer appends ({@link #publish}) and is the only caller of the writer-side methods; the
- * log agent reserves, pre-touches and trims under {@link #lock}; readers use {@link #size()},
+ * log agent reserves, pre-touches and trims under {@link #lock} (and each index file's own lock for its blocks);
+ * the writer reserves itself only when the agent has not ({@link #ensureReserved}); readers use {@link #size()},
  * {@link #endOffset()} and lookups without locks.
  */
 final class Segment
@@ -94,6 +97,7 @@ final class Segment
     private int lastBatchEpoch = RecordBatchDescriptor.NO_LEADER_EPOCH;
     private int damagedBatches;
     private long reserveFailedAtMs = NO_TIMESTAMP;
+    private long indexReserveFailedAtMs = NO_TIMESTAMP;
 
     private Segment(
         final long baseOffset,
@@ -528,7 +532,9 @@ final class Segment
     }
 
     /**
-     * Make sure the blocks under {@code [0, end)} exist on disk before the writer touches them (writer thread).
+     * Make sure the blocks under {@code [0, end)} exist on disk before the writer touches them, and those for one
+     * more entry of each index (writer thread). In steady state the agent has reserved both ahead and this only
+     * reads; otherwise the writer reserves them itself.
      *
      * @throws StorageException STORAGE_SPACE when the disk is full.
      */
@@ -580,8 +586,10 @@ final class Segment
     }
 
     /**
-     * Log agent duty: reserve blocks and pre-fault pages up to {@code aheadBytes} past the writer, a bounded
-     * amount per call.
+     * Log agent duty: keep a chunk of each index file reserved past its entries ({@link IndexFile#reserveAhead}),
+     * and reserve blocks and pre-fault pages up to {@code aheadBytes} past the writer, a bounded amount per call.
+     * A full disk is not the agent's error: it stops trying for a while and the writer, reserving on its own path,
+     * gets STORAGE_SPACE. Any other failure to reserve index blocks fails the duty cycle (the agent reports it).
      *
      * @return work done (0 when nothing was needed).
      */
@@ -597,7 +605,7 @@ final class Segment
             {
                 return 0;
             }
-            int work = 0;
+            int work = reserveIndexesAhead(nowMs);
             final int writerPosition = size();
             final int target = (int)Math.min(capacity, (long)writerPosition + aheadBytes);
             for (int i = 0; i < RESERVE_CHUNKS_PER_CALL && reservedPosition < target &&
@@ -629,6 +637,33 @@ final class Segment
         finally
         {
             lock.unlock();
+        }
+    }
+
+    /** Under {@link #lock}, not sealed: keep {@link IndexFile#RESERVE_CHUNK} reserved past each index's entries. */
+    private int reserveIndexesAhead(final long nowMs)
+    {
+        if (indexReserveFailedAtMs != NO_TIMESTAMP && nowMs - indexReserveFailedAtMs <= 100)
+        {
+            return 0;
+        }
+        IndexFile reserving = offsetIndex.file();
+        try
+        {
+            int work = reserving.reserveAhead(IndexFile.RESERVE_CHUNK);
+            reserving = timeIndex.file();
+            work += reserving.reserveAhead(IndexFile.RESERVE_CHUNK);
+            indexReserveFailedAtMs = NO_TIMESTAMP;
+            return work;
+        }
+        catch (final IOException ex)
+        {
+            indexReserveFailedAtMs = nowMs;
+            if (SpaceReservation.isOutOfSpace(ex, reserving.path()))
+            {
+                return 0; // the writer meets it on its own path, typed
+            }
+            throw new UncheckedIOException("failed to reserve " + reserving.path(), ex);
         }
     }
 
@@ -815,6 +850,7 @@ final class Segment
         final long finalTimestamp = maxTimestamp;
         if (finalTimestamp != NO_TIMESTAMP && finalTimestamp > timeIndex.lastTimestamp())
         {
+            timeIndex.file().tryEnsureRoomForOneMore(); // when the disk is full: as before
             timeIndex.maybeAppend(finalTimestamp, endOffset());
         }
         offsetIndex.file().trimAndForce(sync);
@@ -851,6 +887,7 @@ final class Segment
                     final long finalTimestamp = maxTimestamp;
                     if (finalTimestamp != NO_TIMESTAMP && finalTimestamp > timeIndex.lastTimestamp())
                     {
+                        timeIndex.file().tryEnsureRoomForOneMore(); // when the disk is full: as before
                         timeIndex.maybeAppend(finalTimestamp, endOffset());
                     }
                     channel.truncate(size());
