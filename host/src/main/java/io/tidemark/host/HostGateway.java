@@ -14,6 +14,7 @@ import io.tidemark.aeron.FrameWriter;
 import io.tidemark.aeron.ReplayWindow;
 import io.tidemark.replication.ControlChannel;
 import io.tidemark.replication.HostLiveness;
+import io.tidemark.replication.LeaderReaders;
 import io.tidemark.replication.ProducerSessions;
 import io.tidemark.replication.ReplicaNode;
 import io.tidemark.replication.ReplicationError;
@@ -23,7 +24,6 @@ import io.tidemark.store.RecordBatch;
 import io.tidemark.store.StorageException;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.collections.Long2ObjectHashMap;
 import org.agrona.collections.Object2IntHashMap;
 import org.agrona.concurrent.Agent;
@@ -88,8 +88,7 @@ final class HostGateway implements Agent
     private final Long2ObjectHashMap<ClientPeer> clients = new Long2ObjectHashMap<>();
     private final Object2IntHashMap<String> clientsPerAddress = new Object2IntHashMap<>(0);
     private final List<ClientPeer> pendingHellos = new ArrayList<>();
-    private final Int2ObjectHashMap<LogReader> readers = new Int2ObjectHashMap<>();
-    private final org.agrona.collections.Int2IntHashMap readerEpochs = new org.agrona.collections.Int2IntHashMap(-2);
+    private final LeaderReaders readers;
     private final UnsafeBuffer readResult;
     private final BatchHandler copyBatch = this::copyBatch;
     private int readLength;
@@ -168,6 +167,7 @@ final class HostGateway implements Agent
         this.secret = secret;
         this.aeron = aeron;
         this.node = node;
+        this.readers = new LeaderReaders(node::openLeaderReader, node::isLeading);
         this.channel = channel;
         this.sessions = sessions;
         this.clock = clock;
@@ -474,7 +474,7 @@ final class HostGateway implements Agent
         long highWatermark = -1;
         long logStart = -1;
         final int epoch = node.leaderEpoch(partitionId);
-        final LogReader reader = readerFor(partitionId, epoch);
+        final LogReader reader = readers.reader(partitionId, epoch);
         if (null == reader)
         {
             error = ReplicationError.NOT_LEADER;
@@ -497,7 +497,7 @@ final class HostGateway implements Agent
             }
             catch (final StorageException ex)
             {
-                closeReader(partitionId); // the replica closed or moved: the client asks again
+                readers.close(partitionId); // the replica closed or moved: the client asks again
                 error = ReplicationError.NOT_LEADER;
                 readLength = 0;
             }
@@ -525,50 +525,10 @@ final class HostGateway implements Agent
         }
     }
 
-    private LogReader readerFor(final int partitionId, final int epoch)
-    {
-        LogReader reader = readers.get(partitionId);
-        if (null != reader && (readerEpochs.get(partitionId) != epoch || !node.isLeading(partitionId)))
-        {
-            closeReader(partitionId);
-            reader = null;
-        }
-        if (null == reader)
-        {
-            reader = node.openLeaderReader(partitionId);
-            if (null != reader)
-            {
-                readers.put(partitionId, reader);
-                readerEpochs.put(partitionId, epoch);
-            }
-        }
-        return reader;
-    }
-
-    private void closeReader(final int partitionId)
-    {
-        final LogReader reader = readers.remove(partitionId);
-        readerEpochs.remove(partitionId);
-        if (null != reader)
-        {
-            try
-            {
-                reader.close();
-            }
-            catch (final RuntimeException ignore)
-            {
-                // the log under it is gone already
-            }
-        }
-    }
-
     @Override
     public void onClose()
     {
-        for (final int partitionId : readers.keySet().stream().mapToInt(Integer::intValue).toArray())
-        {
-            closeReader(partitionId);
-        }
+        readers.close();
         for (final ClientPeer peer : clients.values())
         {
             peer.close();

@@ -1,14 +1,13 @@
 package io.tidemark.kafka;
 
 import io.tidemark.replication.LeaderPartitions;
+import io.tidemark.replication.LeaderReaders;
 import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.BatchHandler;
 import io.tidemark.store.LogReader;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
-import org.agrona.collections.Int2IntHashMap;
-import org.agrona.collections.Int2ObjectHashMap;
 import org.apache.kafka.common.message.FetchRequestData;
 import org.apache.kafka.common.message.FetchResponseData;
 import org.apache.kafka.common.protocol.Errors;
@@ -33,10 +32,11 @@ final class FetchRequests
     private final KafkaListener listener;
     private final KafkaBatchEncoder encoder = new KafkaBatchEncoder();
     private final BatchHandler encode = encoder::append;
-    private final Int2ObjectHashMap<LogReader> readers = new Int2ObjectHashMap<>();
-    private final Int2IntHashMap readerEpochs = new Int2IntHashMap(-2);
     private final List<Parked> parked = new ArrayList<>();
+    /** The partitions {@link #readers} read: when the listener's change (a restart of the host), all are closed. */
     private LeaderPartitions readersOf;
+    private final LeaderReaders readers = new LeaderReaders((partitionId) -> readersOf.openReader(partitionId),
+        (partitionId) -> true);
 
     /** A fetch waiting for data. */
     private static final class Parked
@@ -168,7 +168,7 @@ final class FetchRequests
         final LeaderPartitions partitions = listener.partitions();
         if (partitions != readersOf)
         {
-            closeReaders();
+            readers.close();
             readersOf = partitions;
         }
         final Iterable<PartitionState> states = listener.metadata().partitions();
@@ -256,7 +256,7 @@ final class FetchRequests
         {
             return Errors.NONE;
         }
-        final LogReader reader = readerFor(partitions, partitionId, epoch);
+        final LogReader reader = readers.reader(partitionId, epoch);
         if (null == reader)
         {
             return Errors.NOT_LEADER_OR_FOLLOWER;
@@ -269,7 +269,7 @@ final class FetchRequests
         }
         catch (final StorageException ex)
         {
-            closeReader(partitionId);
+            readers.close(partitionId);
             return ex.code() == StorageErrorCode.OFFSET_OUT_OF_RANGE ? Errors.OFFSET_OUT_OF_RANGE :
                 Errors.NOT_LEADER_OR_FOLLOWER;
         }
@@ -283,51 +283,6 @@ final class FetchRequests
         return Errors.NONE;
     }
 
-    private LogReader readerFor(final LeaderPartitions partitions, final int partitionId, final int epoch)
-    {
-        LogReader reader = readers.get(partitionId);
-        if (null != reader && readerEpochs.get(partitionId) != epoch)
-        {
-            closeReader(partitionId);
-            reader = null;
-        }
-        if (null == reader)
-        {
-            reader = partitions.openReader(partitionId);
-            if (null != reader)
-            {
-                readers.put(partitionId, reader);
-                readerEpochs.put(partitionId, epoch);
-            }
-        }
-        return reader;
-    }
-
-    private void closeReader(final int partitionId)
-    {
-        final LogReader reader = readers.remove(partitionId);
-        readerEpochs.remove(partitionId);
-        if (null != reader)
-        {
-            try
-            {
-                reader.close();
-            }
-            catch (final RuntimeException ignore)
-            {
-                // the log under it is closed already
-            }
-        }
-    }
-
-    private void closeReaders()
-    {
-        for (final int partitionId : readers.keySet().stream().mapToInt(Integer::intValue).toArray())
-        {
-            closeReader(partitionId);
-        }
-    }
-
     void onClose(final KafkaConnection connection)
     {
         parked.removeIf((p) -> p.request.connection == connection);
@@ -336,6 +291,6 @@ final class FetchRequests
     void close()
     {
         parked.clear();
-        closeReaders();
+        readers.close();
     }
 }
