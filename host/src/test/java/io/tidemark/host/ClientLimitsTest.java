@@ -1,6 +1,5 @@
 package io.tidemark.host;
 
-import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.aeron.EdgeCounters;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
@@ -12,7 +11,6 @@ import org.apache.curator.test.TestingServer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.DatagramSocket;
 import java.nio.file.Path;
 import java.util.Properties;
 
@@ -32,29 +30,15 @@ class ClientLimitsTest
     @Test
     void aHostServesAtMostClientMaxClientsAndTheNextOnceOneLeaves() throws Exception
     {
-        final int port;
-        try (DatagramSocket free = new DatagramSocket(0))
-        {
-            port = free.getLocalPort();
-        }
+        final int port = OneHostSettings.freeUdpPort();
         try (TestingServer zooKeeper = new TestingServer(new InstanceSpec(tmp.resolve("zk").toFile(), -1, -1, -1,
             true, -1, 250, -1), true))
         {
-            final Properties common = new Properties();
-            common.setProperty("cluster.id", "limits");
-            common.setProperty("zookeeper.connect", zooKeeper.getConnectString());
-            common.setProperty("zookeeper.root", "/tidemark/limits");
-            common.setProperty("zookeeper.user", "tidemark");
-            common.setProperty("zookeeper.password", "pw");
+            final Properties common = OneHostSettings.common("limits", zooKeeper.getConnectString());
             common.setProperty("zookeeper.session.timeout.ms", "5000");
             common.setProperty("zookeeper.connection.timeout.ms", "5000");
-            ClusterSecret.generate(tmp.resolve("cluster.secret"));
-            common.setProperty("cluster.secret.file", tmp.resolve("cluster.secret").toString());
-            final Properties hostProperties = new Properties();
-            hostProperties.putAll(common);
-            hostProperties.setProperty("host.id", "0");
-            hostProperties.setProperty("host.dir", tmp.resolve("host-0").toString());
-            hostProperties.setProperty("cluster.hosts", "0@127.0.0.1:" + port);
+            OneHostSettings.secret(common, tmp.resolve("cluster.secret"));
+            final Properties hostProperties = OneHostSettings.host(common, tmp.resolve("host-0"), port);
             hostProperties.setProperty("client.max", "2");
             hostProperties.setProperty("client.max.per.address", "2");
             TidemarkClient a = null;

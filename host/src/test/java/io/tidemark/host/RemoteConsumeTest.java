@@ -13,7 +13,6 @@ import org.apache.zookeeper.KeeperException;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.net.DatagramSocket;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,29 +36,15 @@ class RemoteConsumeTest
     @Test
     void aGroupResumesFromItsCommittedOffsetInAnotherClient() throws Exception
     {
-        final int port;
-        try (DatagramSocket free = new DatagramSocket(0))
-        {
-            port = free.getLocalPort();
-        }
+        final int port = OneHostSettings.freeUdpPort();
         try (TestingServer zooKeeper = new TestingServer(new InstanceSpec(tmp.resolve("zk").toFile(), -1, -1, -1,
             true, -1, 250, -1), true))
         {
-            final Properties common = new Properties();
-            common.setProperty("cluster.id", "consume");
-            common.setProperty("zookeeper.connect", zooKeeper.getConnectString());
-            common.setProperty("zookeeper.root", "/tidemark/consume");
-            common.setProperty("zookeeper.user", "tidemark");
-            common.setProperty("zookeeper.password", "pw");
+            final Properties common = OneHostSettings.common("consume", zooKeeper.getConnectString());
             common.setProperty("zookeeper.session.timeout.ms", "5000");
             common.setProperty("zookeeper.connection.timeout.ms", "5000"); // at most the session: the longest allowed
-            io.tidemark.aeron.ClusterSecret.generate(tmp.resolve("cluster.secret"));
-            common.setProperty("cluster.secret.file", tmp.resolve("cluster.secret").toString());
-            final Properties hostProperties = new Properties();
-            hostProperties.putAll(common);
-            hostProperties.setProperty("host.id", "0");
-            hostProperties.setProperty("host.dir", tmp.resolve("host-0").toString());
-            hostProperties.setProperty("cluster.hosts", "0@127.0.0.1:" + port);
+            OneHostSettings.secret(common, tmp.resolve("cluster.secret"));
+            final Properties hostProperties = OneHostSettings.host(common, tmp.resolve("host-0"), port);
             try (TidemarkHost host = TidemarkHost.start(HostConfig.fromProperties(hostProperties)))
             {
                 assertEquals(0, host.hostId());
@@ -112,27 +97,13 @@ class RemoteConsumeTest
     @Test
     void theNextClientRemovesTheDriverDirectoryOfAKilledClient() throws Exception
     {
-        final int port;
-        try (DatagramSocket free = new DatagramSocket(0))
-        {
-            port = free.getLocalPort();
-        }
+        final int port = OneHostSettings.freeUdpPort();
         try (TestingServer zooKeeper = new TestingServer(new InstanceSpec(tmp.resolve("zk3").toFile(), -1, -1, -1,
             true, -1, 250, -1), true))
         {
-            final Properties common = new Properties();
-            common.setProperty("cluster.id", "killed");
-            common.setProperty("zookeeper.connect", zooKeeper.getConnectString());
-            common.setProperty("zookeeper.root", "/tidemark/killed");
-            common.setProperty("zookeeper.user", "tidemark");
-            common.setProperty("zookeeper.password", "pw");
-            io.tidemark.aeron.ClusterSecret.generate(tmp.resolve("killed.secret"));
-            common.setProperty("cluster.secret.file", tmp.resolve("killed.secret").toString());
-            final Properties hostProperties = new Properties();
-            hostProperties.putAll(common);
-            hostProperties.setProperty("host.id", "0");
-            hostProperties.setProperty("host.dir", tmp.resolve("host-killed").toString());
-            hostProperties.setProperty("cluster.hosts", "0@127.0.0.1:" + port);
+            final Properties common = OneHostSettings.common("killed", zooKeeper.getConnectString());
+            OneHostSettings.secret(common, tmp.resolve("killed.secret"));
+            final Properties hostProperties = OneHostSettings.host(common, tmp.resolve("host-killed"), port);
             final Path clientFile = tmp.resolve("client.properties");
             try (java.io.Writer out = java.nio.file.Files.newBufferedWriter(clientFile))
             {
@@ -204,11 +175,7 @@ class RemoteConsumeTest
     @Test
     void aHostRunsOnAnExternalMediaDriverByConfiguration() throws Exception
     {
-        final int port;
-        try (DatagramSocket free = new DatagramSocket(0))
-        {
-            port = free.getLocalPort();
-        }
+        final int port = OneHostSettings.freeUdpPort();
         final Path driverDir = tmp.resolve("external-driver");
         try (io.aeron.driver.MediaDriver driver = io.aeron.driver.MediaDriver.launch(new io.aeron.driver.MediaDriver
             .Context().aeronDirectoryName(driverDir.toString()).dirDeleteOnStart(true).dirDeleteOnShutdown(true)
@@ -216,19 +183,10 @@ class RemoteConsumeTest
             TestingServer zooKeeper = new TestingServer(new InstanceSpec(tmp.resolve("zk2").toFile(), -1, -1, -1,
                 true, -1, 250, -1), true))
         {
-            final Properties common = new Properties();
-            common.setProperty("cluster.id", "external");
-            common.setProperty("zookeeper.connect", zooKeeper.getConnectString());
-            common.setProperty("zookeeper.root", "/tidemark/external");
-            common.setProperty("zookeeper.user", "tidemark");
-            common.setProperty("zookeeper.password", "pw");
+            final Properties common = OneHostSettings.common("external", zooKeeper.getConnectString());
             common.setProperty("aeron.dir", driver.aeronDirectoryName());
             common.setProperty("cluster.insecure", "true"); // the explicit try-out setting: no secret
-            final Properties hostProperties = new Properties();
-            hostProperties.putAll(common);
-            hostProperties.setProperty("host.id", "0");
-            hostProperties.setProperty("host.dir", tmp.resolve("host-ext").toString());
-            hostProperties.setProperty("cluster.hosts", "0@127.0.0.1:" + port);
+            final Properties hostProperties = OneHostSettings.host(common, tmp.resolve("host-ext"), port);
             try (TidemarkHost host = TidemarkHost.start(HostConfig.fromProperties(hostProperties));
                 TidemarkClient client = TidemarkClient.connect(ClientConfig.fromProperties(common));
                 Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL)))
