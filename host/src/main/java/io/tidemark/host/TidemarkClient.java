@@ -435,13 +435,11 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                 {
                     throw new IllegalArgumentException("host id outside [0, " + PartitionState.MAX_HOSTS + ")");
                 }
-                if (present && null != node.getData())
+                final ZooKeeperHostLiveness.Registration registration = present ?
+                    ZooKeeperHostLiveness.Registration.parse(node.getData()) : null;
+                if (null != registration)
                 {
-                    final String[] parts = new String(node.getData(), StandardCharsets.UTF_8).trim().split(" ");
-                    if (parts.length == 2 || parts.length == 3) // "<incarnation> <endpoint>[ <directory token>]"
-                    {
-                        hosts.put(id, new HostInfo(Long.parseLong(parts[0]), parts[1]));
-                    }
+                    hosts.put(id, new HostInfo(registration.incarnation(), registration.endpoint()));
                 }
                 else if (!present)
                 {

@@ -116,8 +116,8 @@ public final class TidemarkHost implements AutoCloseable
             // registration with the controller could pass for a restart of the live one. A registration left by a
             // killed process in this directory (its token; the directory's lock says that process is gone) is
             // taken over at once instead of waited out until its session expires.
-            this.hostData = (incarnation + " " + config.endpoints().get(hostId) + " " + dirToken)
-                .getBytes(StandardCharsets.UTF_8);
+            this.hostData = new ZooKeeperHostLiveness.Registration(incarnation, config.endpoints().get(hostId),
+                dirToken).encode();
             ZooKeeperHostLiveness.register(client, root, hostId, hostData, dirToken,
                 2L * config.zooKeeper().sessionTimeoutMs());
             final boolean shared = config.threading() == AeronMedia.Profile.SHARED;

@@ -30,6 +30,48 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
     /** Child of the root under which the hosts' ephemeral nodes live. */
     public static final String HOSTS = "hosts";
 
+    /**
+     * What a host process registers as its node's data: {@code "<incarnation> <endpoint> <directory token>"}
+     * (builds before the directory token wrote the first two words, and have no token).
+     *
+     * @param incarnation this start's incarnation (positive).
+     * @param endpoint    the host's Aeron endpoint, {@code host:port}.
+     * @param token       the host directory's token, or null.
+     */
+    public record Registration(long incarnation, String endpoint, String token)
+    {
+        /** @return the node's data. */
+        public byte[] encode()
+        {
+            return (incarnation + " " + endpoint + (null == token ? "" : " " + token)).getBytes(StandardCharsets.UTF_8);
+        }
+
+        /**
+         * @param data a node's data, as read from ZooKeeper (untrusted).
+         * @return the registration it holds, or null when it holds none (a node written by hand, damaged or forged).
+         */
+        public static Registration parse(final byte[] data)
+        {
+            if (null == data)
+            {
+                return null;
+            }
+            final String[] words = new String(data, StandardCharsets.UTF_8).trim().split(" ");
+            if (words.length != 2 && words.length != 3)
+            {
+                return null;
+            }
+            try
+            {
+                return new Registration(Long.parseLong(words[0]), words[1], words.length == 3 ? words[2] : null);
+            }
+            catch (final NumberFormatException ex)
+            {
+                return null;
+            }
+        }
+    }
+
     private final String hostsPath;
     private final CuratorCache cache;
     private final ConcurrentHashMap<Integer, Boolean> registered = new ConcurrentHashMap<>();
@@ -278,7 +320,8 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
         {
             return OURS; // a create whose answer was lost with a connection, retried by Curator
         }
-        if (null == token || token.isEmpty() || !token.equals(lastWord(existing)))
+        final Registration left = Registration.parse(existing);
+        if (null == token || token.isEmpty() || null == left || !token.equals(left.token()))
         {
             return WAIT;
         }
@@ -291,17 +334,6 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
             // gone or changed meanwhile: looked at again
         }
         return CREATE_AGAIN;
-    }
-
-    private static String lastWord(final byte[] data)
-    {
-        if (null == data)
-        {
-            return null;
-        }
-        final String text = new String(data, StandardCharsets.UTF_8).trim();
-        final int space = text.lastIndexOf(' ');
-        return space < 0 ? null : text.substring(space + 1);
     }
 
     /**
