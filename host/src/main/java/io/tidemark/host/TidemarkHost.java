@@ -172,6 +172,7 @@ public final class TidemarkHost implements AutoCloseable
                 .threadingMode(shared ? ReplicationContext.ThreadingMode.INVOKER :
                     ReplicationContext.ThreadingMode.PER_HOST)
                 .idleStrategySupplier(shared ? AeronMedia::sharedIdleStrategy : BusySpinIdleStrategy::new)
+                .logMaintenanceThread(true) // pre-faulting and writeback never delay the duty cycle (issue 15)
                 .conclude();
             final ProducerSessions sessions = new ProducerSessions();
             this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx, transport, channel,

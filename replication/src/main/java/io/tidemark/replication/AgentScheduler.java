@@ -17,8 +17,10 @@ import java.util.function.Supplier;
 /**
  * Runs groups of agents (a host's agents, the controller) on threads chosen by the
  * {@link ReplicationContext.ThreadingMode}: a thread per agent, a thread per group, one thread for all (in
- * {@code LATENCY}, one spinning thread for all plus a parking one for the replica logs' agents), or none
- * (the application invokes them, which with a manual clock makes the whole pipeline deterministic).
+ * {@code LATENCY}, one spinning thread for all), or none (the application invokes them, which with a manual clock
+ * makes the whole pipeline deterministic); plus, in {@code LATENCY} or when asked
+ * ({@link ReplicationContext#logMaintenanceThread()}), one log-maintenance thread that parks when idle and runs the
+ * replica logs' own agents.
  * Starting and stopping groups is thread-safe; stopping waits until the group's agents will not run again.
  */
 final class AgentScheduler implements AutoCloseable
@@ -36,8 +38,8 @@ final class AgentScheduler implements AutoCloseable
     private DynamicCompositeAgent housekeeping;
     private AgentRunner housekeepingRunner;
 
-    AgentScheduler(final ReplicationContext.ThreadingMode mode, final Supplier<IdleStrategy> idleStrategies,
-        final ErrorHandler errorHandler)
+    AgentScheduler(final ReplicationContext.ThreadingMode mode, final boolean logMaintenanceThread,
+        final Supplier<IdleStrategy> idleStrategies, final ErrorHandler errorHandler)
     {
         this.mode = mode;
         this.idleStrategies = idleStrategies;
@@ -50,9 +52,9 @@ final class AgentScheduler implements AutoCloseable
             AgentRunner.startOnThread(sharedRunner);
             awaitActive(shared);
         }
-        if (mode == ReplicationContext.ThreadingMode.LATENCY)
+        if (logMaintenanceThread || mode == ReplicationContext.ThreadingMode.LATENCY)
         {
-            housekeeping = new DynamicCompositeAgent("tidemark-housekeeping");
+            housekeeping = new DynamicCompositeAgent("tidemark-log-maintenance");
             housekeepingRunner = new AgentRunner(ReplicationContext.housekeepingIdleStrategy(), errorHandler, null,
                 housekeeping);
             AgentRunner.startOnThread(housekeepingRunner);
@@ -69,9 +71,9 @@ final class AgentScheduler implements AutoCloseable
     }
 
     /**
-     * Start a group whose housekeeping agents (a host's replica logs' agents) run on the housekeeping thread in
-     * {@link ReplicationContext.ThreadingMode#LATENCY}; in every other mode the caller passes none and the group's
-     * agents run them.
+     * Start a group whose housekeeping agent (a host's replica logs' agents) runs on the log-maintenance thread
+     * ({@link ReplicationContext#logMaintenanceThread()}); without that thread the caller passes none and the
+     * group's agents run them.
      */
     synchronized void start(final String group, final List<Agent> agents, final Agent housekeepingAgent)
     {

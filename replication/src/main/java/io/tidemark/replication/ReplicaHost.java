@@ -157,14 +157,13 @@ public final class ReplicaHost
         transport.hostDown(hostId);
     }
 
-    /** @return the host's agents, to schedule: the host agent first, then the fetchers. */
     /**
-     * @return the agent that runs this host's replica logs' background agents on the housekeeping thread of
-     *         {@link ReplicationContext.ThreadingMode#LATENCY}, or null in the other modes (the host agent runs them).
+     * @return the agent that runs this host's replica logs' background agents on the log-maintenance thread
+     *         ({@link ReplicationContext#logMaintenanceThread()}), or null when the host agent runs them.
      */
     Agent housekeepingAgent()
     {
-        if (ctx.threadingMode() != ReplicationContext.ThreadingMode.LATENCY)
+        if (!ctx.logMaintenanceThread())
         {
             return null;
         }
@@ -194,6 +193,7 @@ public final class ReplicaHost
         };
     }
 
+    /** @return the host's agents, to schedule: the host agent first, then the fetchers. */
     List<Agent> agents()
     {
         final List<Agent> agents = new ArrayList<>();

@@ -16,7 +16,7 @@ import java.util.function.Consumer;
  * {@code replica.lag.time.max.ms / 8}, so a follower that stopped leaves within 1.125 times the lag time plus the
  * controller's round trip; with {@code replica.lag.max.messages} set, a follower that far behind leaves at the same
  * check), checkpoints high watermarks, runs its replicas' log agents, and updates
- * counters (in {@link ReplicationContext.ThreadingMode#LATENCY} the log agents run on their own thread instead).
+ * counters (with {@link ReplicationContext#logMaintenanceThread()} the log agents run on their own thread instead).
  * Errors go to the error handler, never out of the thread.
  */
 final class ReplicaHostAgent implements Agent
@@ -35,7 +35,7 @@ final class ReplicaHostAgent implements Agent
         this.ctx = ctx;
         this.clock = ctx.epochClock();
         this.errorHandler = errorHandler;
-        this.runsLogAgents = ctx.threadingMode() != ReplicationContext.ThreadingMode.LATENCY;
+        this.runsLogAgents = !ctx.logMaintenanceThread();
     }
 
     @Override

@@ -131,6 +131,7 @@ public final class ReplicationContext
 
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private ThreadingMode threadingMode = ThreadingMode.PER_HOST;
+    private boolean logMaintenanceThread;
     private Supplier<IdleStrategy> idleStrategySupplier = () -> new BackoffIdleStrategy(100, 10, 1_000, 100_000);
     private ErrorHandler errorHandler;
     private Function<Path, LogContext> logContextFactory = (dir) -> new LogContext().logDir(dir);
@@ -533,6 +534,31 @@ public final class ReplicationContext
     public ThreadingMode threadingMode()
     {
         return threadingMode;
+    }
+
+    /**
+     * Run the replica logs' own background agents (block reservation and pre-faulting of pages ahead of the writer,
+     * index reservation, writeback under {@code dirty.bytes.max}, flushes, retention, the next segment's preparation:
+     * the work that makes system calls and takes page faults) on one log-maintenance thread of their own per node or
+     * in-process cluster, which parks when idle ({@link #housekeepingIdleStrategy()}), instead of on the thread of
+     * the replication agents, where the produce and fetch paths would wait behind a pass of pre-faulting. Always on
+     * in {@link ThreadingMode#LATENCY}; in {@link ThreadingMode#INVOKER} it adds that one thread (the replication
+     * agents stay invoked), so a deterministic simulation leaves it off. Default off.
+     *
+     * @param separate whether the logs' agents get their own thread.
+     * @return this
+     */
+    public ReplicationContext logMaintenanceThread(final boolean separate)
+    {
+        checkNotConcluded();
+        this.logMaintenanceThread = separate;
+        return this;
+    }
+
+    /** @return whether the replica logs' agents run on a log-maintenance thread of their own (see the setter). */
+    public boolean logMaintenanceThread()
+    {
+        return logMaintenanceThread || threadingMode == ThreadingMode.LATENCY;
     }
 
     /** @param supplier idle strategy for each agent thread. @return this */

@@ -16,6 +16,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * {@link ReplicationContext.ThreadingMode#LATENCY}: one thread runs the replication agents, one more runs the replica
  * logs' agents (here: their interval flushes), and records are replicated and acknowledged as in any other mode.
+ * The same log-maintenance thread beside invoked replication agents ({@link ReplicationContext#logMaintenanceThread},
+ * what a host process runs): the logs' agents run on it, never in {@code invokeAgents}.
  */
 class LatencyThreadingTest
 {
@@ -34,7 +36,7 @@ class LatencyThreadingTest
         {
             final Set<String> threads = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
                 .filter((name) -> name.startsWith("tidemark-")).collect(Collectors.toSet());
-            assertEquals(Set.of("tidemark-shared", "tidemark-housekeeping"), threads, "threads: " + threads);
+            assertEquals(Set.of("tidemark-shared", "tidemark-log-maintenance"), threads, "threads: " + threads);
 
             cluster.createTopic("t", 1, 3);
             assertTrue(cluster.awaitLeaders("t", 30_000));
@@ -71,6 +73,66 @@ class LatencyThreadingTest
             }
             assertTrue(allFlushed(cluster, tp, 500), "every replica's log flushed by its agent");
         }
+    }
+
+    @Test
+    void invokedReplicationAgentsLeaveTheLogsAgentsToTheLogMaintenanceThread() throws Exception
+    {
+        final ReplicationContext ctx = new ReplicationContext()
+            .minInsyncReplicas(2)
+            .threadingMode(ReplicationContext.ThreadingMode.INVOKER)
+            .logMaintenanceThread(true)
+            .logContextFactory((logDir) -> new LogContext().logDir(logDir).segmentBytes(1024 * 1024)
+                .flushIntervalMs(5));
+        try (ReplicationCluster cluster = ReplicationCluster.start(dir, 3, ctx))
+        {
+            final Set<String> threads = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
+                .filter((name) -> name.startsWith("tidemark-")).collect(Collectors.toSet());
+            assertEquals(Set.of("tidemark-log-maintenance"), threads, "threads: " + threads);
+
+            cluster.createTopic("t", 1, 3);
+            assertTrue(cluster.awaitLeaders("t", 30_000));
+            final TopicPartition tp = new TopicPartition("t", 0);
+            final ConcurrentHashMap<Long, Long> acked = new ConcurrentHashMap<>();
+            final int session = cluster.sessions().register((p, correlationId, offset, error) ->
+            {
+                if (error == ReplicationError.NONE)
+                {
+                    acked.put(correlationId, offset);
+                }
+            });
+            final UnsafeBuffer value = new UnsafeBuffer(new byte[100]);
+            for (long i = 0; i < 200; i++)
+            {
+                assertEquals(ReplicationError.NONE, cluster.produce(session, tp, i, Acks.ALL, 30_000, null, 0, -1,
+                    value, 0, value.capacity()));
+                final long correlationId = i;
+                assertTrue(cluster.await(() -> acked.containsKey(correlationId), 30_000), "acknowledged " + i);
+            }
+
+            assertTrue(cluster.await(() -> allAppended(cluster, tp, 200), 30_000), "every replica has the records");
+
+            // The replication agents are not invoked any more: only the maintenance thread can flush the logs now.
+            final long deadline = System.nanoTime() + 60_000_000_000L;
+            while (System.nanoTime() < deadline && !allFlushed(cluster, tp, 200))
+            {
+                Thread.sleep(5);
+            }
+            assertTrue(allFlushed(cluster, tp, 200), "every replica's log flushed by its agent");
+        }
+    }
+
+    private static boolean allAppended(final ReplicationCluster cluster, final TopicPartition tp, final long upTo)
+    {
+        for (int host = 0; host < 3; host++)
+        {
+            final Replica replica = cluster.replica(host, tp);
+            if (null == replica || replica.log.logEndOffset() < upTo)
+            {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static boolean allFlushed(final ReplicationCluster cluster, final TopicPartition tp, final long upTo)
