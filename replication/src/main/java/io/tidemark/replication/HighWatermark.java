@@ -49,7 +49,8 @@ final class HighWatermark
     private final FileSync sync;
     @SuppressWarnings("unused") // accessed through VALUE
     private volatile long value;
-    private long checkpointed = -1;
+    private long checkpointed = -1; // guarded by this
+    private boolean closed; // guarded by this
 
     HighWatermark(final Path logDir, final long initial)
     {
@@ -129,9 +130,19 @@ final class HighWatermark
         VALUE.setRelease(this, offset);
     }
 
-    /** Write the checkpoint if the value changed since the last one. */
-    void checkpoint() throws IOException
+    /**
+     * Write the checkpoint if the value changed since the last one. Called by whichever thread runs the host's log
+     * housekeeping (the duty-cycle thread, or a housekeeping thread that parks: the write forces a file and its
+     * directory to disk, which can wait for the journal behind every dirty page of the file system, so it must never
+     * run on the thread that serves produce and fetch) and by the replica's clean close; the lock keeps the two from
+     * writing the temporary file at once, and after {@link #close} no write happens (the directory may be going away).
+     */
+    synchronized void checkpoint() throws IOException
     {
+        if (closed)
+        {
+            return;
+        }
         final long current = get();
         if (current != checkpointed)
         {
@@ -139,6 +150,26 @@ final class HighWatermark
             out.putLong(CheckpointFile.FIELDS_OFFSET, current);
             CheckpointFile.write(file, out, sync);
             checkpointed = current;
+        }
+    }
+
+    /**
+     * No checkpoint is written after this; waits for a write in progress.
+     *
+     * @param write whether to write a last checkpoint first (a clean close), or not (a halt, as a killed process).
+     */
+    synchronized void close(final boolean write) throws IOException
+    {
+        try
+        {
+            if (write)
+            {
+                checkpoint();
+            }
+        }
+        finally
+        {
+            closed = true;
         }
     }
 

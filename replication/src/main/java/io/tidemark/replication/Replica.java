@@ -2,6 +2,7 @@ package io.tidemark.replication;
 
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
+import org.agrona.ErrorHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
 import org.agrona.concurrent.ringbuffer.RingBuffer;
@@ -38,7 +39,7 @@ final class Replica implements AutoCloseable
     int fetchingFrom = PartitionState.NO_LEADER;
     /** Bytes the log pretouches ahead (0 when the host's pretouch budget was spent when it opened). */
     long pretouchBytes;
-    long nextCheckpointMs;
+    private long nextCheckpointMs; // the housekeeping thread's
 
     private Replica(final int hostId, final PartitionState state, final Log log, final CountersManager counters,
         final int produceRingBytes)
@@ -113,14 +114,38 @@ final class Replica implements AutoCloseable
         return null != leaderState;
     }
 
-    /** Checkpoint the high watermark if due. */
-    void maybeCheckpoint(final long nowMs, final long intervalMs) throws IOException
+    /**
+     * The log's housekeeping: its background agent (block reservation, pre-faulting, flushes, writeback, retention)
+     * and the high watermark checkpoint when due. Both make system calls that can wait on the disk (the checkpoint
+     * forces a file and its directory, which on ext4 waits for a journal commit behind the file system's dirty
+     * pages: up to a second after a burst of appends), so they run on the thread that runs the host's housekeeping,
+     * one thread at a time, and on the replication duty cycle only where no housekeeping thread exists.
+     *
+     * @param nowMs                the time.
+     * @param checkpointIntervalMs how often the high watermark is checkpointed.
+     * @param errorHandler         where a failed checkpoint is reported (the log's recovery and HW = min(checkpoint,
+     *                             LEO) on restart cover a stale one; a failing disk takes the log offline through its
+     *                             own writes).
+     * @return the work done.
+     * @throws Exception what the log's agent throws (a storage failure it could not handle).
+     */
+    int housekeeping(final long nowMs, final long checkpointIntervalMs, final ErrorHandler errorHandler)
+        throws Exception
     {
+        final int work = log.agent().doWork();
         if (nowMs >= nextCheckpointMs)
         {
-            nextCheckpointMs = nowMs + intervalMs;
-            highWatermark.checkpoint();
+            nextCheckpointMs = nowMs + checkpointIntervalMs;
+            try
+            {
+                highWatermark.checkpoint();
+            }
+            catch (final IOException ex)
+            {
+                errorHandler.onError(ex);
+            }
         }
+        return work;
     }
 
     void updateCounters()
@@ -152,7 +177,7 @@ final class Replica implements AutoCloseable
         }
         try
         {
-            highWatermark.checkpoint();
+            highWatermark.close(true);
         }
         catch (final IOException ignore)
         {
@@ -169,6 +194,14 @@ final class Replica implements AutoCloseable
         if (null != leader)
         {
             leader.close();
+        }
+        try
+        {
+            highWatermark.close(false);
+        }
+        catch (final IOException impossible)
+        {
+            throw new IllegalStateException(impossible); // close(false) writes nothing
         }
         log.halt();
         counters.close();

@@ -172,11 +172,12 @@ public final class ReplicaHost
             public int doWork()
             {
                 int work = 0;
+                final long now = ctx.epochClock().time();
                 for (final Replica replica : replicas)
                 {
                     try
                     {
-                        work += replica.log.agent().doWork();
+                        work += replica.housekeeping(now, ctx.highWatermarkCheckpointIntervalMs(), errorHandler);
                     }
                     catch (final Exception ex)
                     {

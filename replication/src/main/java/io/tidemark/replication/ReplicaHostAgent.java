@@ -6,7 +6,6 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochClock;
 
-import java.io.IOException;
 import java.util.function.Consumer;
 
 /**
@@ -79,7 +78,8 @@ final class ReplicaHostAgent implements Agent
 
     private int dutyOf(final Replica replica, final long now) throws Exception
     {
-        int work = runsLogAgents ? replica.log.agent().doWork() : 0; // else ReplicaHost.housekeepingAgent()
+        int work = runsLogAgents ? // else ReplicaHost.housekeepingAgent()
+            replica.housekeeping(now, ctx.highWatermarkCheckpointIntervalMs(), errorHandler) : 0;
         work += host.produceHandler().drain(replica);
         final LeaderState leader = replica.leaderState;
         if (null != leader)
@@ -102,14 +102,6 @@ final class ReplicaHostAgent implements Agent
                     work++;
                 }
             }
-        }
-        try
-        {
-            replica.maybeCheckpoint(now, ctx.highWatermarkCheckpointIntervalMs());
-        }
-        catch (final IOException ex)
-        {
-            errorHandler.onError(ex);
         }
         replica.updateCounters();
         return work;

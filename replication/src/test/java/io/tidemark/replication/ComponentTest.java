@@ -70,6 +70,29 @@ class ComponentTest
         assertEquals(10, HighWatermark.load(dir, 10).get(), "HW = min(checkpointed HW, LEO) on restart");
     }
 
+    @Test
+    void highWatermarkCheckpointStopsAtCloseAndHaltWritesNone() throws Exception
+    {
+        final Path a = dir.resolve("a");
+        java.nio.file.Files.createDirectories(a);
+        final HighWatermark clean = new HighWatermark(a, 0);
+        clean.advanceTo(7);
+        clean.close(true);
+        clean.advanceTo(9);
+        clean.checkpoint(); // a housekeeping pass that raced the close: writes nothing
+        assertEquals(7, HighWatermark.load(a, 100).get(), "the clean close wrote the last checkpoint, nothing after");
+
+        final Path b = dir.resolve("b");
+        java.nio.file.Files.createDirectories(b);
+        final HighWatermark halted = new HighWatermark(b, 0);
+        halted.advanceTo(5);
+        halted.checkpoint();
+        halted.advanceTo(8);
+        halted.close(false);
+        halted.checkpoint();
+        assertEquals(5, HighWatermark.load(b, 100).get(), "a halt writes nothing, as a killed process");
+    }
+
     private Log log(final String name)
     {
         return Log.open(new LogContext().logDir(dir.resolve(name)).segmentBytes(1 << 20).maxMessageBytes(64 * 1024)

@@ -1,10 +1,14 @@
 package io.tidemark.replication;
 
+import io.tidemark.store.FileSync;
 import io.tidemark.store.LogContext;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.IOException;
+import java.nio.MappedByteBuffer;
+import java.nio.channels.FileChannel;
 import java.nio.file.Path;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -15,9 +19,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * {@link ReplicationContext.ThreadingMode#LATENCY}: one thread runs the replication agents, one more runs the replica
- * logs' agents (here: their interval flushes), and records are replicated and acknowledged as in any other mode.
- * The same log-maintenance thread beside invoked replication agents ({@link ReplicationContext#logMaintenanceThread},
- * what a host process runs): the logs' agents run on it, never in {@code invokeAgents}.
+ * logs' agents (here: their interval flushes and the high watermark checkpoints), and records are replicated and
+ * acknowledged as in any other mode. The same log-maintenance thread beside invoked replication agents
+ * ({@link ReplicationContext#logMaintenanceThread}, what a host process runs): the logs' agents run on it, never in
+ * {@code invokeAgents}.
  */
 class LatencyThreadingTest
 {
@@ -27,11 +32,39 @@ class LatencyThreadingTest
     @Test
     void oneReplicationThreadAndOneHousekeepingThreadReplicateAndFlush() throws Exception
     {
+        final Set<String> checkpointThreads = ConcurrentHashMap.newKeySet();
+        final FileSync recording = new FileSync()
+        {
+            public void force(final MappedByteBuffer mapping, final int offset, final int length)
+            {
+                FileSync.SYSTEM.force(mapping, offset, length);
+            }
+
+            public void force(final FileChannel channel, final boolean metadata) throws IOException
+            {
+                FileSync.SYSTEM.force(channel, metadata);
+            }
+
+            public void forceDirectory(final Path dir) throws IOException
+            {
+                FileSync.SYSTEM.forceDirectory(dir);
+            }
+
+            public void rename(final Path source, final Path target) throws IOException
+            {
+                if (target.getFileName().toString().equals(HighWatermark.FILE_NAME))
+                {
+                    checkpointThreads.add(Thread.currentThread().getName());
+                }
+                FileSync.SYSTEM.rename(source, target);
+            }
+        };
         final ReplicationContext ctx = new ReplicationContext()
             .minInsyncReplicas(2)
             .threadingMode(ReplicationContext.ThreadingMode.LATENCY)
+            .highWatermarkCheckpointIntervalMs(5)
             .logContextFactory((logDir) -> new LogContext().logDir(logDir).segmentBytes(1024 * 1024)
-                .flushIntervalMs(5));
+                .flushIntervalMs(5).fileSync(recording));
         try (ReplicationCluster cluster = ReplicationCluster.start(dir, 3, ctx))
         {
             final Set<String> threads = Thread.getAllStackTraces().keySet().stream().map(Thread::getName)
@@ -72,6 +105,14 @@ class LatencyThreadingTest
                 Thread.sleep(5);
             }
             assertTrue(allFlushed(cluster, tp, 500), "every replica's log flushed by its agent");
+
+            // The high watermark checkpoint (a forced file and directory) is housekeeping too: never on the
+            // spinning replication thread, where an fsync waiting for a journal commit would stall every partition.
+            while (System.nanoTime() < deadline && !checkpointThreads.contains("tidemark-log-maintenance"))
+            {
+                Thread.sleep(5);
+            }
+            assertEquals(Set.of("tidemark-log-maintenance"), checkpointThreads, "threads that checkpointed the HW");
         }
     }
 
