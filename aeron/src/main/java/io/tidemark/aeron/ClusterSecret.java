@@ -1,7 +1,7 @@
 package io.tidemark.aeron;
 
 import io.tidemark.store.ConfigException;
-import io.tidemark.store.OwnerOnlyFile;
+import io.tidemark.store.file.OwnerOnlyFile;
 
 import java.io.IOException;
 import java.nio.file.Files;

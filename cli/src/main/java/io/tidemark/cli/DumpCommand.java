@@ -1,6 +1,6 @@
 package io.tidemark.cli;
 
-import io.tidemark.store.LogInspector;
+import io.tidemark.store.inspect.LogInspector;
 import io.tidemark.store.RecordBatch;
 import io.tidemark.store.RecordView;
 import picocli.CommandLine.Command;
@@ -271,7 +271,7 @@ final class DumpCommand implements Callable<Integer>
     private String headers(final RecordView record)
     {
         final StringBuilder text = new StringBuilder("{");
-        final io.tidemark.store.HeadersDecoder headers = record.headers();
+        final io.tidemark.store.format.HeadersDecoder headers = record.headers();
         while (headers.next())
         {
             if (text.length() > 1)

@@ -1,7 +1,7 @@
 package io.tidemark.cli;
 
-import io.tidemark.store.CheckpointFile;
-import io.tidemark.store.LogInspector;
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.inspect.LogInspector;
 
 import java.io.PrintWriter;
 import java.nio.file.Files;

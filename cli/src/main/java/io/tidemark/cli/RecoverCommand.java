@@ -2,7 +2,7 @@ package io.tidemark.cli;
 
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
-import io.tidemark.store.LogInspector;
+import io.tidemark.store.inspect.LogInspector;
 import io.tidemark.store.RecoveryReport;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

@@ -1,6 +1,7 @@
 package io.tidemark.cli;
 
-import io.tidemark.store.CountersFile;
+import io.tidemark.store.file.CountersFile;
+import io.tidemark.store.format.CountersDescriptor;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -353,9 +354,9 @@ final class StatCommand implements Callable<Integer>
     {
         try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ))
         {
-            final ByteBuffer header = ByteBuffer.allocate(CountersFile.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+            final ByteBuffer header = ByteBuffer.allocate(CountersDescriptor.HEADER_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
             channel.read(header, 0);
-            return header.getLong(CountersFile.START_TIME_OFFSET);
+            return header.getLong(CountersDescriptor.START_TIME_OFFSET);
         }
         catch (final IOException ex)
         {

@@ -5,7 +5,7 @@ import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
-import io.tidemark.store.LogInspector;
+import io.tidemark.store.inspect.LogInspector;
 import io.tidemark.store.LogReader;
 import io.tidemark.store.RecordHandler;
 import io.tidemark.store.StorageErrorCode;

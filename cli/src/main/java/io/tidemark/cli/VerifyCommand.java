@@ -1,7 +1,7 @@
 package io.tidemark.cli;
 
-import io.tidemark.store.LogInspectionReport;
-import io.tidemark.store.LogInspector;
+import io.tidemark.store.inspect.LogInspectionReport;
+import io.tidemark.store.inspect.LogInspector;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;

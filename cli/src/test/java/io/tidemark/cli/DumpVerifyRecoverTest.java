@@ -1,8 +1,8 @@
 package io.tidemark.cli;
 
 import io.tidemark.store.Log;
-import io.tidemark.store.LogInspector;
-import io.tidemark.store.RecordBatchDescriptor;
+import io.tidemark.store.inspect.LogInspector;
+import io.tidemark.store.format.RecordBatchDescriptor;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;

@@ -242,8 +242,8 @@ class ProduceTailTest
     void readOnlyTailChangesNothingAndReportsDamage() throws Exception
     {
         final Path dir = TestLogs.crashedLog(tmp.resolve("orders-0"), 10, 10);
-        final io.tidemark.store.LogInspector inspector = io.tidemark.store.LogInspector.open(dir);
-        final io.tidemark.store.LogInspector.SegmentInfo segment = inspector.segments().get(0);
+        final io.tidemark.store.inspect.LogInspector inspector = io.tidemark.store.inspect.LogInspector.open(dir);
+        final io.tidemark.store.inspect.LogInspector.SegmentInfo segment = inspector.segments().get(0);
         final long[] position = {-1};
         inspector.walk(segment, (info, batch) ->
         {

@@ -5,6 +5,7 @@ import io.tidemark.replication.ProduceListener;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.EpochClock;
 

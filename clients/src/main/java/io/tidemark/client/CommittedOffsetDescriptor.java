@@ -1,6 +1,7 @@
 package io.tidemark.client;
 
-import io.tidemark.store.CheckpointFile;
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.format.CheckpointDescriptor;
 
 /**
  * Layout of a committed-offset file, {@code <offsets.dir>/<group.id>/<topic>-<partition>.offset}, written
@@ -36,7 +37,7 @@ final class CommittedOffsetDescriptor
     /** "TMCO", little-endian. */
     static final int MAGIC = 0x4F434D54;
     /** Offset of the committed offset. */
-    static final int OFFSET_OFFSET = CheckpointFile.FIELDS_OFFSET;
+    static final int OFFSET_OFFSET = CheckpointDescriptor.FIELDS_OFFSET;
     /** Offset of the leader epoch. */
     static final int LEADER_EPOCH_OFFSET = OFFSET_OFFSET + 8;
     /** Offset of the reserved word. */
@@ -44,7 +45,7 @@ final class CommittedOffsetDescriptor
     /** Offset of the commit time. */
     static final int TIMESTAMP_OFFSET = RESERVED_OFFSET + 4;
     /** Length of the fields. */
-    static final int FIELDS_LENGTH = TIMESTAMP_OFFSET + 8 - CheckpointFile.FIELDS_OFFSET;
+    static final int FIELDS_LENGTH = TIMESTAMP_OFFSET + 8 - CheckpointDescriptor.FIELDS_OFFSET;
     /** Suffix of a committed-offset file. */
     static final String SUFFIX = ".offset";
 

@@ -1,7 +1,7 @@
 package io.tidemark.client;
 
 import io.tidemark.replication.TopicPartition;
-import io.tidemark.store.CheckpointFile;
+import io.tidemark.store.file.CheckpointFile;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -2,7 +2,7 @@ package io.tidemark.client;
 
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.store.ConfigException;
-import io.tidemark.store.RecordEncoder;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentInvoker;
 import org.agrona.concurrent.AgentRunner;

@@ -1,8 +1,8 @@
 package io.tidemark.client;
 
 import io.tidemark.replication.ReplicationError;
-import io.tidemark.store.RecordDescriptor;
-import io.tidemark.store.RecordEncoder;
+import io.tidemark.store.format.RecordDescriptor;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 

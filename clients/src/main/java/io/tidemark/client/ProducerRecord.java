@@ -1,6 +1,7 @@
 package io.tidemark.client;
 
 import io.tidemark.store.BatchClaim;
+import io.tidemark.store.format.HeadersEncoder;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 

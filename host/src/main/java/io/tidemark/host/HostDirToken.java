@@ -1,6 +1,6 @@
 package io.tidemark.host;
 
-import io.tidemark.store.FileSync;
+import io.tidemark.store.file.FileSync;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;

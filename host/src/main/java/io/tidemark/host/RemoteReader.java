@@ -2,7 +2,7 @@ package io.tidemark.host;
 
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
-import io.tidemark.store.Crc32c;
+import io.tidemark.store.format.Crc32c;
 import io.tidemark.store.RecordBatch;
 import io.tidemark.store.RecordHandler;
 import io.tidemark.store.StorageErrorCode;

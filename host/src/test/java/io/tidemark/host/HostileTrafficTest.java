@@ -13,7 +13,7 @@ import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.Acks;
 import io.tidemark.replication.PartitionState;
-import io.tidemark.store.CountersFile;
+import io.tidemark.store.file.CountersFile;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;

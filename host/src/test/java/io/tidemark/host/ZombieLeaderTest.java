@@ -6,7 +6,7 @@ import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.Acks;
 import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.ReplicationError;
-import io.tidemark.store.RecordEncoder;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,7 +1,7 @@
 package io.tidemark.kafka;
 
-import io.tidemark.store.RecordBatchDescriptor;
-import io.tidemark.store.RecordDescriptor;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -1,5 +1,7 @@
 package io.tidemark.kafka;
 
+import io.tidemark.store.format.RecordBatchDescriptor;
+
 /**
  * Layout of a Kafka record batch, magic 2 (KIP-98), as clients send it in produce requests and expect it in fetch
  * responses. All fixed fields are big-endian.

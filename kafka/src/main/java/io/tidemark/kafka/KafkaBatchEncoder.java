@@ -1,8 +1,8 @@
 package io.tidemark.kafka;
 
-import io.tidemark.store.HeadersEncoder;
+import io.tidemark.store.format.HeadersEncoder;
 import io.tidemark.store.RecordBatch;
-import io.tidemark.store.RecordDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
 import org.agrona.DirectBuffer;
 import org.agrona.ExpandableArrayBuffer;
 
@@ -58,7 +58,7 @@ final class KafkaBatchEncoder
         final int count = batch.recordCount();
         final long baseTimestamp = batch.firstTimestamp();
         int at = start + RECORDS_OFFSET;
-        int record = batch.offset() + io.tidemark.store.RecordBatchDescriptor.HEADER_LENGTH;
+        int record = batch.offset() + io.tidemark.store.format.RecordBatchDescriptor.HEADER_LENGTH;
         for (int i = 0; i < count; i++)
         {
             final int keyLength = src.getInt(record + RecordDescriptor.KEY_LENGTH_OFFSET);

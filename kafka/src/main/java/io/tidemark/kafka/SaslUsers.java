@@ -1,7 +1,7 @@
 package io.tidemark.kafka;
 
 import io.tidemark.store.ConfigException;
-import io.tidemark.store.OwnerOnlyFile;
+import io.tidemark.store.file.OwnerOnlyFile;
 import org.apache.kafka.common.security.scram.ScramCredential;
 import org.apache.kafka.common.security.scram.internals.ScramFormatter;
 import org.apache.kafka.common.security.scram.internals.ScramMechanism;

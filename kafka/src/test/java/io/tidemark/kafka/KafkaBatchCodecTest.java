@@ -1,7 +1,7 @@
 package io.tidemark.kafka;
 
 import io.tidemark.store.RecordBatch;
-import io.tidemark.store.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordBatchDescriptor;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.apache.kafka.common.compress.Compression;
 import org.apache.kafka.common.header.Header;

@@ -1,6 +1,7 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.CheckpointFile;
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.format.CheckpointDescriptor;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -96,14 +97,14 @@ public final class FileControllerStore extends CachedControllerStore
         {
             throw new IllegalStateException("controller state file " + file + " is " + status);
         }
-        in.position(CheckpointFile.FIELDS_OFFSET);
+        in.position(CheckpointDescriptor.FIELDS_OFFSET);
         return PartitionStateCodec.decode(in);
     }
 
     private void write(final PartitionState state)
     {
         final ByteBuffer out = CheckpointFile.allocate(MAGIC, PartitionStateCodec.encodedLength(state));
-        out.position(CheckpointFile.FIELDS_OFFSET);
+        out.position(CheckpointDescriptor.FIELDS_OFFSET);
         PartitionStateCodec.encode(state, out);
         try
         {
@@ -145,14 +146,14 @@ public final class FileControllerStore extends CachedControllerStore
     {
         try
         {
-            final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET + 12).order(ByteOrder.LITTLE_ENDIAN);
+            final ByteBuffer in = ByteBuffer.allocate(CheckpointDescriptor.FIELDS_OFFSET + 12).order(ByteOrder.LITTLE_ENDIAN);
             long reservedUpTo = 0;
             if (CheckpointFile.read(producerIdFile, PRODUCER_ID_MAGIC, in) == CheckpointFile.Status.OK)
             {
-                reservedUpTo = in.getLong(CheckpointFile.FIELDS_OFFSET);
+                reservedUpTo = in.getLong(CheckpointDescriptor.FIELDS_OFFSET);
             }
             final ByteBuffer out = CheckpointFile.allocate(PRODUCER_ID_MAGIC, 8);
-            out.putLong(CheckpointFile.FIELDS_OFFSET, reservedUpTo + count);
+            out.putLong(CheckpointDescriptor.FIELDS_OFFSET, reservedUpTo + count);
             CheckpointFile.write(producerIdFile, out);
             return reservedUpTo;
         }

@@ -1,6 +1,6 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordBatchDescriptor;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
 import org.agrona.DirectBuffer;

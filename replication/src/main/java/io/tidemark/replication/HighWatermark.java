@@ -1,7 +1,8 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.CheckpointFile;
-import io.tidemark.store.FileSync;
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.format.CheckpointDescriptor;
 
 import java.io.IOException;
 import java.lang.invoke.MethodHandles;
@@ -85,11 +86,11 @@ final class HighWatermark
         long hw = 0;
         try
         {
-            final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET + 8 + 4)
+            final ByteBuffer in = ByteBuffer.allocate(CheckpointDescriptor.FIELDS_OFFSET + 8 + 4)
                 .order(ByteOrder.LITTLE_ENDIAN);
             if (CheckpointFile.read(logDir.resolve(FILE_NAME), MAGIC, in) == CheckpointFile.Status.OK)
             {
-                hw = Math.max(0, in.getLong(CheckpointFile.FIELDS_OFFSET));
+                hw = Math.max(0, in.getLong(CheckpointDescriptor.FIELDS_OFFSET));
             }
         }
         catch (final IOException ignore)
@@ -147,7 +148,7 @@ final class HighWatermark
         if (current != checkpointed)
         {
             final ByteBuffer out = CheckpointFile.allocate(MAGIC, 8);
-            out.putLong(CheckpointFile.FIELDS_OFFSET, current);
+            out.putLong(CheckpointDescriptor.FIELDS_OFFSET, current);
             CheckpointFile.write(file, out, sync);
             checkpointed = current;
         }

@@ -1,11 +1,12 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.CheckpointFile;
-import io.tidemark.store.FileSync;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogReader;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.format.CheckpointDescriptor;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -185,7 +186,7 @@ final class LeaderEpochCache
             return false;
         }
         final long length = Files.size(file);
-        if (length < CheckpointFile.FIELDS_OFFSET + 8 || length > 64L * 1024 * 1024)
+        if (length < CheckpointDescriptor.FIELDS_OFFSET + 8 || length > 64L * 1024 * 1024)
         {
             return false;
         }
@@ -194,15 +195,15 @@ final class LeaderEpochCache
         {
             return false;
         }
-        final int count = in.getInt(CheckpointFile.FIELDS_OFFSET);
-        if (count < 0 || (long)CheckpointFile.FIELDS_OFFSET + 4 + (long)count * ENTRY_LENGTH + 4 != length)
+        final int count = in.getInt(CheckpointDescriptor.FIELDS_OFFSET);
+        if (count < 0 || (long)CheckpointDescriptor.FIELDS_OFFSET + 4 + (long)count * ENTRY_LENGTH + 4 != length)
         {
             return false;
         }
         size = 0;
         for (int i = 0; i < count; i++)
         {
-            final int at = CheckpointFile.FIELDS_OFFSET + 4 + i * ENTRY_LENGTH;
+            final int at = CheckpointDescriptor.FIELDS_OFFSET + 4 + i * ENTRY_LENGTH;
             final int epoch = in.getInt(at);
             final long start = in.getLong(at + 4);
             if (size > 0 && (epoch <= epochs[size - 1] || start <= starts[size - 1]))
@@ -416,10 +417,10 @@ final class LeaderEpochCache
                 persistFailure);
         }
         final ByteBuffer out = CheckpointFile.allocate(MAGIC, 4 + size * ENTRY_LENGTH);
-        out.putInt(CheckpointFile.FIELDS_OFFSET, size);
+        out.putInt(CheckpointDescriptor.FIELDS_OFFSET, size);
         for (int i = 0; i < size; i++)
         {
-            final int at = CheckpointFile.FIELDS_OFFSET + 4 + i * ENTRY_LENGTH;
+            final int at = CheckpointDescriptor.FIELDS_OFFSET + 4 + i * ENTRY_LENGTH;
             out.putInt(at, epochs[i]);
             out.putLong(at + 4, starts[i]);
         }

@@ -1,6 +1,7 @@
 package io.tidemark.replication;
 
 import io.tidemark.store.LogReader;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.DirectBuffer;
 
 /**

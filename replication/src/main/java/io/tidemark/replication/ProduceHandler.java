@@ -1,8 +1,8 @@
 package io.tidemark.replication;
 
 import io.tidemark.store.BatchClaim;
-import io.tidemark.store.RecordBatchDescriptor;
-import io.tidemark.store.RecordEncoder;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordEncoder;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
 import org.agrona.MutableDirectBuffer;

@@ -1,5 +1,8 @@
 package io.tidemark.replication;
 
+import io.tidemark.store.format.RecordDescriptor;
+import io.tidemark.store.format.RecordEncoder;
+
 import org.agrona.DirectBuffer;
 
 /**

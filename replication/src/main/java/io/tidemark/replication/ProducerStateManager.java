@@ -3,7 +3,7 @@ package io.tidemark.replication;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogReader;
 import io.tidemark.store.RecordBatch;
-import io.tidemark.store.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordBatchDescriptor;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
 import org.agrona.DirectBuffer;

@@ -1,6 +1,6 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.CountersFile;
+import io.tidemark.store.file.CountersFile;
 import io.tidemark.store.StorageException;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2ObjectHashMap;

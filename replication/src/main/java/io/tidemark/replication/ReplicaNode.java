@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.store.format.RecordEncoder;
+
 import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 

@@ -1,6 +1,6 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.RecordEncoder;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 import org.agrona.MutableDirectBuffer;

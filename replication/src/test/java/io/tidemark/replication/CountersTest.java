@@ -1,6 +1,6 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.CountersFile;
+import io.tidemark.store.file.CountersFile;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -543,10 +543,10 @@ class FaultWindowTest
             h.advance(1000);
             // Host 1's log had flushed both records (its checkpoint says so); its disk returns zeros for them.
             final Path logDir = root.resolve("host-1").resolve(tp.logName());
-            final java.nio.ByteBuffer checkpoint = io.tidemark.store.CheckpointFile.allocate(0x4B434D54, 16);
-            checkpoint.putLong(io.tidemark.store.CheckpointFile.FIELDS_OFFSET, 2).putLong(
-                io.tidemark.store.CheckpointFile.FIELDS_OFFSET + 8, 0);
-            io.tidemark.store.CheckpointFile.write(logDir.resolve("log.checkpoint"), checkpoint);
+            final java.nio.ByteBuffer checkpoint = io.tidemark.store.file.CheckpointFile.allocate(0x4B434D54, 16);
+            checkpoint.putLong(io.tidemark.store.format.CheckpointDescriptor.FIELDS_OFFSET, 2).putLong(
+                io.tidemark.store.format.CheckpointDescriptor.FIELDS_OFFSET + 8, 0);
+            io.tidemark.store.file.CheckpointFile.write(logDir.resolve("log.checkpoint"), checkpoint);
             final Path segment = logDir.resolve("00000000000000000000.log");
             final byte[] bytes = Files.readAllBytes(segment);
             java.util.Arrays.fill(bytes, (byte)0);

@@ -1,6 +1,6 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.FileSync;
+import io.tidemark.store.file.FileSync;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

@@ -1,6 +1,6 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.RecordEncoder;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;

@@ -412,7 +412,7 @@ class ScenarioTest
     {
         final org.agrona.ExpandableArrayBuffer records = new org.agrona.ExpandableArrayBuffer(128);
         final org.agrona.concurrent.UnsafeBuffer value = new org.agrona.concurrent.UnsafeBuffer("zombie".getBytes());
-        final int length = io.tidemark.store.RecordEncoder.encode(records, 0, 0, -1, null, 0, -1, value, 0, 6,
+        final int length = io.tidemark.store.format.RecordEncoder.encode(records, 0, 0, -1, null, 0, -1, value, 0, 6,
             null, 0, 0);
         final int index = zombie.produceRing.tryClaim(ProduceMessages.PRODUCE_REQUEST,
             ProduceMessages.HEADER_LENGTH + length);

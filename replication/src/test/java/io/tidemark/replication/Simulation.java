@@ -1,10 +1,11 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.CheckpointFile;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
 import io.tidemark.store.LogReader;
-import io.tidemark.store.RecordEncoder;
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.CachedEpochClock;
@@ -753,11 +754,11 @@ final class Simulation implements AutoCloseable
     {
         try
         {
-            final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET + 20).order(ByteOrder.LITTLE_ENDIAN);
+            final ByteBuffer in = ByteBuffer.allocate(CheckpointDescriptor.FIELDS_OFFSET + 20).order(ByteOrder.LITTLE_ENDIAN);
             if (CheckpointFile.read(logDir.resolve("log.checkpoint"), LOG_CHECKPOINT_MAGIC, in) ==
                 CheckpointFile.Status.OK)
             {
-                return in.getLong(CheckpointFile.FIELDS_OFFSET);
+                return in.getLong(CheckpointDescriptor.FIELDS_OFFSET);
             }
         }
         catch (final IOException ignore)

@@ -1,11 +1,16 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.HeadersEncoder;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
+import io.tidemark.store.format.RecordEncoder;
+
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import static io.tidemark.store.RecordBatchDescriptor.HEADER_LENGTH;
-import static io.tidemark.store.RecordBatchDescriptor.NO_TIMESTAMP;
+import static io.tidemark.store.format.RecordBatchDescriptor.HEADER_LENGTH;
+import static io.tidemark.store.format.RecordBatchDescriptor.NO_TIMESTAMP;
 
 /**
  * A batch being encoded straight into the active segment's mapping: obtained from {@link Log#tryClaim(int)},

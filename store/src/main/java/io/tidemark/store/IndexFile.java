@@ -1,5 +1,8 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.file.SpaceReservation;
+
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -1,5 +1,7 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+
 import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;

@@ -1,50 +1,38 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.LogFiles;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 
+import static io.tidemark.store.format.CheckpointDescriptor.LOG_CHECKPOINT_FIELDS_LENGTH;
+import static io.tidemark.store.format.CheckpointDescriptor.LOG_CHECKPOINT_LENGTH;
+import static io.tidemark.store.format.CheckpointDescriptor.LOG_CHECKPOINT_MAGIC;
+import static io.tidemark.store.format.CheckpointDescriptor.LOG_START_OFFSET_OFFSET;
+import static io.tidemark.store.format.CheckpointDescriptor.RECOVERY_POINT_OFFSET;
+
 /**
  * The log's checkpoint file, {@code log.checkpoint}: recovery point and log start offset, written atomically
  * (see {@link CheckpointFile}) after every flush, retention and truncation.
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                     Magic 'TMCK' (0x4B434D54)                 |  0
- *  +---------------------------------------------------------------+
- *  |                          Version (1)                          |  4
- *  +---------------------------------------------------------------+
- *  |         Recovery Point: every offset below it is on disk      |  8
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |                        Log Start Offset                       | 16
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |                     CRC32C of bytes [0, 24)                   | 24
- *  +---------------------------------------------------------------+
- * </pre>
+ * Layout: {@link CheckpointDescriptor}.
  * Not thread-safe: the log serializes writes under its flush lock.
  */
 final class LogCheckpoint
 {
-    static final String FILE_NAME = "log.checkpoint";
-    static final int MAGIC = 0x4B434D54;
-    static final int RECOVERY_POINT_OFFSET = CheckpointFile.FIELDS_OFFSET;
-    static final int LOG_START_OFFSET_OFFSET = RECOVERY_POINT_OFFSET + 8;
-    static final int FIELDS_LENGTH = 16;
-    static final int LENGTH = CheckpointFile.FIELDS_OFFSET + FIELDS_LENGTH + 4;
-
     private final Path file;
     private final FileSync sync;
-    private final ByteBuffer buffer = CheckpointFile.allocate(MAGIC, FIELDS_LENGTH);
+    private final ByteBuffer buffer = CheckpointFile.allocate(LOG_CHECKPOINT_MAGIC, LOG_CHECKPOINT_FIELDS_LENGTH);
     private long recoveryPoint;
     private long logStartOffset;
 
     LogCheckpoint(final Path dir, final FileSync sync)
     {
-        this.file = dir.resolve(FILE_NAME);
+        this.file = dir.resolve(LogFiles.CHECKPOINT_FILE);
         this.sync = sync;
     }
 
@@ -53,8 +41,8 @@ final class LogCheckpoint
      */
     CheckpointFile.Status read() throws IOException
     {
-        final ByteBuffer in = ByteBuffer.allocate(LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        final CheckpointFile.Status status = CheckpointFile.read(file, MAGIC, in);
+        final ByteBuffer in = ByteBuffer.allocate(LOG_CHECKPOINT_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        final CheckpointFile.Status status = CheckpointFile.read(file, LOG_CHECKPOINT_MAGIC, in);
         if (status == CheckpointFile.Status.OK)
         {
             recoveryPoint = in.getLong(RECOVERY_POINT_OFFSET);

@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
+
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;

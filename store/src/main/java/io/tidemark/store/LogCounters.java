@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.CountersFile;
+import io.tidemark.store.file.SpaceReservation;
+import io.tidemark.store.format.LogFiles;
+
 import org.agrona.concurrent.status.AtomicCounter;
 import org.agrona.concurrent.status.CountersManager;
 
@@ -47,7 +51,7 @@ final class LogCounters implements AutoCloseable
         {
             return new LogCounters(ctx.countersManager(), name, null);
         }
-        final Path path = ctx.logDir().resolve(LogDirectory.COUNTERS_FILE);
+        final Path path = ctx.logDir().resolve(LogFiles.COUNTERS_FILE);
         try
         {
             final CountersFile file = CountersFile.create(path, OWN_FILE_CAPACITY, nowMs);

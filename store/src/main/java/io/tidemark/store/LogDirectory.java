@@ -1,5 +1,10 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.LogFiles;
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;
@@ -14,35 +19,24 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
+import static io.tidemark.store.format.CheckpointDescriptor.META_CREATION_TIME_OFFSET;
+import static io.tidemark.store.format.CheckpointDescriptor.META_FIELDS_LENGTH;
+import static io.tidemark.store.format.CheckpointDescriptor.META_LENGTH;
+import static io.tidemark.store.format.CheckpointDescriptor.META_MAGIC;
+import static io.tidemark.store.format.LogFiles.CLEAN_SHUTDOWN_FILE;
+import static io.tidemark.store.format.LogFiles.COUNTERS_FILE;
+import static io.tidemark.store.format.LogFiles.LOCK_FILE;
+import static io.tidemark.store.format.LogFiles.META_FILE;
+
 /**
  * A log directory's identity and ownership: the {@code log.meta} file that marks it as a Tidemark log, the
  * {@code .lock} file held with an OS file lock for as long as the log is open (a second process, or a second open
  * in this JVM, is refused with {@link StorageErrorCode#LOCKED}; the OS releases the lock when a process dies, so a
  * kill -9 never leaves the directory locked), and the {@code .clean-shutdown} marker.
- * <pre>
- *  log.meta (see CheckpointFile for the framing):
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                     Magic 'TMLG' (0x474C4D54)                 |  0
- *  +---------------------------------------------------------------+
- *  |                          Version (1)                          |  4
- *  +---------------------------------------------------------------+
- *  |                 Creation time (epoch millis)                  |  8
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |                     CRC32C of bytes [0, 16)                   | 16
- *  +---------------------------------------------------------------+
- * </pre>
+ * Names: {@link LogFiles}; the layout of {@code log.meta}: {@link CheckpointDescriptor}.
  */
 final class LogDirectory implements AutoCloseable
 {
-    static final String LOCK_FILE = ".lock";
-    static final String META_FILE = "log.meta";
-    static final String CLEAN_SHUTDOWN_FILE = ".clean-shutdown";
-    static final String COUNTERS_FILE = "counters.dat";
-    static final int META_MAGIC = 0x474C4D54;
-    private static final int META_FIELDS_LENGTH = 8;
     private static final Set<Path> OPEN_IN_THIS_JVM = ConcurrentHashMap.newKeySet();
 
     private final Path dir;
@@ -146,7 +140,7 @@ final class LogDirectory implements AutoCloseable
     private void checkOrCreateMeta(final long nowMs) throws IOException
     {
         final Path meta = dir.resolve(META_FILE);
-        final ByteBuffer in = ByteBuffer.allocate(CheckpointFile.FIELDS_OFFSET + META_FIELDS_LENGTH + 4)
+        final ByteBuffer in = ByteBuffer.allocate(META_LENGTH)
             .order(ByteOrder.LITTLE_ENDIAN);
         final CheckpointFile.Status status;
         try
@@ -179,13 +173,13 @@ final class LogDirectory implements AutoCloseable
             }
         }
         final ByteBuffer out = CheckpointFile.allocate(META_MAGIC, META_FIELDS_LENGTH);
-        out.putLong(CheckpointFile.FIELDS_OFFSET, nowMs);
+        out.putLong(META_CREATION_TIME_OFFSET, nowMs);
         CheckpointFile.write(meta, out, sync);
     }
 
     private static boolean isHousekeeping(final String name)
     {
-        return name.equals(LOCK_FILE) || name.equals(COUNTERS_FILE) || name.endsWith(CheckpointFile.TMP_SUFFIX);
+        return name.equals(LOCK_FILE) || name.equals(COUNTERS_FILE) || name.endsWith(CheckpointDescriptor.TMP_SUFFIX);
     }
 
     Path dir()

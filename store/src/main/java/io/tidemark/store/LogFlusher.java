@@ -1,5 +1,8 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.file.SpaceReservation;
+
 import org.agrona.concurrent.EpochClock;
 
 import java.io.IOException;

@@ -1,5 +1,16 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.file.FileWindow;
+import io.tidemark.store.format.BatchScanner;
+import io.tidemark.store.format.BatchValidator;
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
@@ -395,7 +406,7 @@ final class LogLoader
             for (final Path path : (Iterable<Path>)list::iterator)
             {
                 final String name = path.getFileName().toString();
-                if (name.endsWith(CheckpointFile.TMP_SUFFIX) || name.endsWith(SPARE_SUFFIX))
+                if (name.endsWith(CheckpointDescriptor.TMP_SUFFIX) || name.endsWith(SegmentFiles.SPARE_SUFFIX))
                 {
                     Files.deleteIfExists(path);
                 }
@@ -519,7 +530,7 @@ final class LogLoader
         final UnsafeBuffer buffer, final int position, final int size, final SegmentFiles files, final long endOffset)
     {
         final int status = RecordBatch.validate(buffer, position, size - position, Integer.MAX_VALUE, null);
-        if (status == RecordBatch.INCOMPLETE && RecordBatch.isCutShort(buffer, position, size - position))
+        if (status == RecordBatch.INCOMPLETE && BatchValidator.isCutShort(buffer, position, size - position))
         {
             throw new StorageException(StorageErrorCode.CORRUPT_LOG, files.log() + " ends inside the batch at " +
                 "position " + position + ", below the recovery point " + endOffset + ": flushed data is missing " +
@@ -748,7 +759,7 @@ final class LogLoader
             {
                 break; // the data ends below the recovery point: the load refuses the log
             }
-            if (status == RecordBatch.INCOMPLETE && claimed != 0 && RecordBatch.isCutShort(buffer, at, available))
+            if (status == RecordBatch.INCOMPLETE && claimed != 0 && BatchValidator.isCutShort(buffer, at, available))
             {
                 if (last)
                 {

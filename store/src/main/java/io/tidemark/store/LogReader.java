@@ -1,5 +1,7 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.Crc32c;
+
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**

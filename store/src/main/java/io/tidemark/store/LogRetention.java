@@ -1,5 +1,7 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+
 import org.agrona.concurrent.EpochClock;
 
 import java.io.IOException;

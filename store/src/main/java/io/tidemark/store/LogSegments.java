@@ -1,5 +1,8 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.SpaceReservation;
+import io.tidemark.store.format.SegmentFiles;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import java.io.IOException;
 import java.nio.file.Path;
 import java.util.Arrays;

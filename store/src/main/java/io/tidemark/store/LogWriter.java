@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
+
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -8,8 +12,8 @@ import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
 import java.nio.file.Path;
 
-import static io.tidemark.store.RecordBatchDescriptor.HEADER_LENGTH;
-import static io.tidemark.store.RecordBatchDescriptor.frameLength;
+import static io.tidemark.store.format.RecordBatchDescriptor.HEADER_LENGTH;
+import static io.tidemark.store.format.RecordBatchDescriptor.frameLength;
 
 /**
  * The writer part of a log: the active segment, the claim, the writer's CRC, the last leader epoch and the log end

@@ -4,7 +4,7 @@ package io.tidemark.store;
  * Thrown when the JVM lacks the one flag Tidemark needs, the one Agrona 2 needs for its memory access (as Aeron
  * does): {@code --add-exports java.base/jdk.internal.misc=ALL-UNNAMED}. Without it Agrona's first buffer fails
  * with a bare {@link IllegalAccessError}; {@link #check()} runs before that in {@link Log#open} and
- * {@link LogInspector#open}, so the failure names the flag and where to put it.
+ * {@link io.tidemark.store.inspect.LogInspector#open}, so the failure names the flag and where to put it.
  */
 public final class MissingJvmFlagException extends IllegalStateException
 {

@@ -1,18 +1,12 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.IndexDescriptor;
+
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Sparse index from offset to file position within one segment ({@code <base>.index}).
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |        Relative Offset (base offset of an indexed batch)      |  0
- *  +---------------------------------------------------------------+
- *  |               Position of that batch in the .log              |  4
- *  +---------------------------------------------------------------+
- * </pre>
+ * Layout: {@link IndexDescriptor}.
  * Entries strictly increase in both fields. A lookup returns the position of the last indexed batch whose base
  * offset is at or below the target; the caller scans forward from there. Indexes carry no checksum: after an
  * unclean shutdown the indexes of every re-validated segment are rebuilt from the log.
@@ -22,9 +16,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class OffsetIndex
 {
     /** Length of an entry. */
-    static final int ENTRY_LENGTH = 8;
-    private static final int RELATIVE_OFFSET_OFFSET = 0;
-    private static final int POSITION_OFFSET = 4;
+    static final int ENTRY_LENGTH = IndexDescriptor.OFFSET_INDEX_ENTRY_LENGTH;
+    private static final int RELATIVE_OFFSET_OFFSET = IndexDescriptor.OFFSET_INDEX_RELATIVE_OFFSET_OFFSET;
+    private static final int POSITION_OFFSET = IndexDescriptor.OFFSET_INDEX_POSITION_OFFSET;
 
     private final IndexFile file;
     private final long baseOffset;

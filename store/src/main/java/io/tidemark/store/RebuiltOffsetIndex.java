@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.BatchScanner;
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.RecordBatchDescriptor;
+
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 

@@ -1,22 +1,25 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.BatchValidator;
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
+
 import org.agrona.DirectBuffer;
 
-import static io.tidemark.store.RecordBatchDescriptor.ATTRIBUTES_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.BASE_SEQUENCE_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.CRC_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.CRC_START_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.FIRST_TIMESTAMP_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.HEADER_LENGTH;
-import static io.tidemark.store.RecordBatchDescriptor.LEADER_EPOCH_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.LENGTH_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.MAGIC;
-import static io.tidemark.store.RecordBatchDescriptor.MAGIC_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.PRODUCER_ID_OFFSET;
-import static io.tidemark.store.RecordBatchDescriptor.RECORD_COUNT_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.ATTRIBUTES_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.BASE_OFFSET_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.BASE_SEQUENCE_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.CRC_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.FIRST_TIMESTAMP_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.HEADER_LENGTH;
+import static io.tidemark.store.format.RecordBatchDescriptor.LEADER_EPOCH_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.LENGTH_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.MAGIC_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.MAX_TIMESTAMP_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.PRODUCER_EPOCH_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.PRODUCER_ID_OFFSET;
+import static io.tidemark.store.format.RecordBatchDescriptor.RECORD_COUNT_OFFSET;
 
 /**
  * Flyweight over one record batch (layout in {@link RecordBatchDescriptor}): header fields, validation, and
@@ -26,24 +29,24 @@ import static io.tidemark.store.RecordBatchDescriptor.RECORD_COUNT_OFFSET;
 public final class RecordBatch
 {
     /** Validation result: the batch is well formed and its CRC matches. */
-    public static final int VALID = 0;
+    public static final int VALID = BatchValidator.VALID;
     /** Validation result: no batch here (length 0) or fewer bytes available than the batch needs. */
-    public static final int INCOMPLETE = 1;
+    public static final int INCOMPLETE = BatchValidator.INCOMPLETE;
     /** Validation result: the length is shorter than a header or longer than allowed. */
-    public static final int BAD_LENGTH = 2;
+    public static final int BAD_LENGTH = BatchValidator.BAD_LENGTH;
     /** Validation result: unknown format version. */
-    public static final int BAD_MAGIC = 3;
+    public static final int BAD_MAGIC = BatchValidator.BAD_MAGIC;
     /** Validation result: record count is not positive. */
-    public static final int BAD_RECORD_COUNT = 4;
+    public static final int BAD_RECORD_COUNT = BatchValidator.BAD_RECORD_COUNT;
     /** Validation result: the records do not parse to exactly the batch length. */
-    public static final int BAD_RECORDS = 5;
+    public static final int BAD_RECORDS = BatchValidator.BAD_RECORDS;
     /** Validation result: the CRC does not match the content. */
-    public static final int BAD_CRC = 6;
+    public static final int BAD_CRC = BatchValidator.BAD_CRC;
     /**
      * Result of a walk over a segment (never of {@link #validate}): the batch validates, but its base offset does
      * not continue the batch before it (a stale or misplaced batch).
      */
-    public static final int BAD_OFFSET = 7;
+    public static final int BAD_OFFSET = BatchValidator.BAD_OFFSET;
 
     private final RecordView record = new RecordView();
     private DirectBuffer buffer;
@@ -231,7 +234,8 @@ public final class RecordBatch
 
     /**
      * Check the batch at {@code offset} of {@code buffer}: length within bounds, known magic, positive record
-     * count, records parsing to exactly the batch length, and (when {@code crc} is given) a matching CRC.
+     * count, records parsing to exactly the batch length, and (when {@code crc} is given) a matching CRC. The rule
+     * is the format's ({@link BatchValidator#validate}).
      *
      * @param buffer    holds the batch.
      * @param offset    index of the batch.
@@ -243,117 +247,7 @@ public final class RecordBatch
     public static int validate(
         final DirectBuffer buffer, final int offset, final int available, final int maxLength, final Crc32c crc)
     {
-        if (available < HEADER_LENGTH)
-        {
-            return available >= 4 && buffer.getInt(offset + LENGTH_OFFSET) != 0 ? BAD_LENGTH : INCOMPLETE;
-        }
-        final int length = buffer.getInt(offset + LENGTH_OFFSET);
-        if (length == 0)
-        {
-            return INCOMPLETE;
-        }
-        if (length < HEADER_LENGTH || length > maxLength)
-        {
-            return BAD_LENGTH;
-        }
-        if (length > available)
-        {
-            return INCOMPLETE;
-        }
-        if (buffer.getByte(offset + MAGIC_OFFSET) != MAGIC)
-        {
-            return BAD_MAGIC;
-        }
-        final int count = buffer.getInt(offset + RECORD_COUNT_OFFSET);
-        if (count <= 0 || count > (length - HEADER_LENGTH) / RecordDescriptor.HEADER_LENGTH)
-        {
-            return BAD_RECORD_COUNT;
-        }
-        if (!recordsWellFormed(buffer, offset, length, count))
-        {
-            return BAD_RECORDS;
-        }
-        if (null != crc && crc.compute(buffer, offset + CRC_START_OFFSET, length - CRC_START_OFFSET) !=
-            buffer.getInt(offset + CRC_OFFSET))
-        {
-            return BAD_CRC;
-        }
-        return VALID;
-    }
-
-    private static boolean recordsWellFormed(
-        final DirectBuffer buffer, final int offset, final int length, final int count)
-    {
-        final int end = offset + length;
-        int at = offset + HEADER_LENGTH;
-        for (int i = 0; i < count; i++)
-        {
-            if (at + RecordDescriptor.HEADER_LENGTH > end)
-            {
-                return false;
-            }
-            final int recordLength = buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET);
-            final int keyLength = buffer.getInt(at + RecordDescriptor.KEY_LENGTH_OFFSET);
-            final int valueLength = buffer.getInt(at + RecordDescriptor.VALUE_LENGTH_OFFSET);
-            final int headersLength = buffer.getInt(at + RecordDescriptor.HEADERS_LENGTH_OFFSET);
-            if (recordLength < RecordDescriptor.HEADER_LENGTH || recordLength > end - at ||
-                buffer.getInt(at + RecordDescriptor.OFFSET_DELTA_OFFSET) != i ||
-                keyLength < RecordDescriptor.NULL_LENGTH || valueLength < RecordDescriptor.NULL_LENGTH ||
-                headersLength < 0 ||
-                (long)RecordDescriptor.HEADER_LENGTH + Math.max(keyLength, 0) + Math.max(valueLength, 0) +
-                headersLength != recordLength)
-            {
-                return false;
-            }
-            if (headersLength > 0 && !HeadersDecoder.isWellFormed(
-                buffer, at + recordLength - headersLength, headersLength))
-            {
-                return false;
-            }
-            at += recordLength;
-        }
-        return at == end;
-    }
-
-    /**
-     * Tell a batch whose file was cut short from a batch whose length field is damaged, both of which claim more
-     * bytes than {@code available}: a cut batch is a well-formed prefix whose records run past the end of the
-     * bytes; with a damaged length, the records the header counts end inside them.
-     *
-     * @return whether the bytes at {@code offset} are the start of a batch cut at {@code offset + available}.
-     */
-    static boolean isCutShort(final DirectBuffer buffer, final int offset, final int available)
-    {
-        if (available < HEADER_LENGTH)
-        {
-            return true;
-        }
-        if (buffer.getByte(offset + MAGIC_OFFSET) != MAGIC)
-        {
-            return false;
-        }
-        final int count = buffer.getInt(offset + RECORD_COUNT_OFFSET);
-        final int end = offset + available;
-        int at = offset + HEADER_LENGTH;
-        for (int i = 0; i < count; i++)
-        {
-            if (at + RecordDescriptor.HEADER_LENGTH > end)
-            {
-                return true;
-            }
-            final int recordLength = buffer.getInt(at + RecordDescriptor.LENGTH_OFFSET);
-            if (recordLength < RecordDescriptor.HEADER_LENGTH ||
-                buffer.getInt(at + RecordDescriptor.OFFSET_DELTA_OFFSET) != i)
-            {
-                return false;
-            }
-            if (recordLength > end - at)
-            {
-                return true;
-            }
-            at += recordLength;
-        }
-        return false;
+        return BatchValidator.validate(buffer, offset, available, maxLength, crc);
     }
 
     /**
@@ -362,18 +256,7 @@ public final class RecordBatch
      */
     public static String describe(final int status)
     {
-        switch (status)
-        {
-            case VALID: return "valid";
-            case INCOMPLETE: return "incomplete (no batch, or cut short)";
-            case BAD_LENGTH: return "length out of bounds";
-            case BAD_MAGIC: return "unknown magic";
-            case BAD_RECORD_COUNT: return "record count out of bounds";
-            case BAD_RECORDS: return "records do not parse to the batch length";
-            case BAD_CRC: return "CRC mismatch";
-            case BAD_OFFSET: return "base offset does not continue the batch before it";
-            default: return "unknown status " + status;
-        }
+        return BatchValidator.describe(status);
     }
 
     @Override

@@ -1,16 +1,19 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.HeadersDecoder;
+import io.tidemark.store.format.RecordDescriptor;
+
 import org.agrona.DirectBuffer;
 
 import java.nio.charset.StandardCharsets;
 
-import static io.tidemark.store.RecordDescriptor.HEADERS_LENGTH_OFFSET;
-import static io.tidemark.store.RecordDescriptor.HEADER_LENGTH;
-import static io.tidemark.store.RecordDescriptor.KEY_LENGTH_OFFSET;
-import static io.tidemark.store.RecordDescriptor.LENGTH_OFFSET;
-import static io.tidemark.store.RecordDescriptor.OFFSET_DELTA_OFFSET;
-import static io.tidemark.store.RecordDescriptor.TIMESTAMP_OFFSET;
-import static io.tidemark.store.RecordDescriptor.VALUE_LENGTH_OFFSET;
+import static io.tidemark.store.format.RecordDescriptor.HEADERS_LENGTH_OFFSET;
+import static io.tidemark.store.format.RecordDescriptor.HEADER_LENGTH;
+import static io.tidemark.store.format.RecordDescriptor.KEY_LENGTH_OFFSET;
+import static io.tidemark.store.format.RecordDescriptor.LENGTH_OFFSET;
+import static io.tidemark.store.format.RecordDescriptor.OFFSET_DELTA_OFFSET;
+import static io.tidemark.store.format.RecordDescriptor.TIMESTAMP_OFFSET;
+import static io.tidemark.store.format.RecordDescriptor.VALUE_LENGTH_OFFSET;
 
 /**
  * Zero-copy view of one record in a mapped segment (layout in {@link RecordDescriptor}). Key, value and header

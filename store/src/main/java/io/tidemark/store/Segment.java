@@ -1,5 +1,12 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.file.SpaceReservation;
+import io.tidemark.store.format.BatchScanner;
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.agrona.DirectBuffer;
 import org.agrona.IoUtil;
 import org.agrona.concurrent.UnsafeBuffer;

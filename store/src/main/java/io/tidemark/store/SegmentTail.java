@@ -1,5 +1,11 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.file.FileWindow;
+import io.tidemark.store.format.BatchScanner;
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;

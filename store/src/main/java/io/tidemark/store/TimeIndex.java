@@ -1,19 +1,12 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.IndexDescriptor;
+
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * Sparse index from timestamp to offset within one segment ({@code <base>.timeindex}).
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |         Timestamp: max timestamp of all records before        |  0
- *  |                        the offset below                       |
- *  +---------------------------------------------------------------+
- *  |                        Relative Offset                        |  8
- *  +---------------------------------------------------------------+
- * </pre>
+ * Layout: {@link IndexDescriptor}.
  * An entry {@code (T, O)} states that every record of the segment below offset {@code O} has a timestamp at most
  * {@code T}. Entries strictly increase in both fields; an entry is only added when the segment's max timestamp
  * grew. To find the first record with timestamp {@code >= t}, start scanning at the offset of the last entry with
@@ -25,9 +18,9 @@ import org.agrona.concurrent.UnsafeBuffer;
 final class TimeIndex
 {
     /** Length of an entry. */
-    static final int ENTRY_LENGTH = 12;
-    private static final int TIMESTAMP_OFFSET = 0;
-    private static final int RELATIVE_OFFSET_OFFSET = 8;
+    static final int ENTRY_LENGTH = IndexDescriptor.TIME_INDEX_ENTRY_LENGTH;
+    private static final int TIMESTAMP_OFFSET = IndexDescriptor.TIME_INDEX_TIMESTAMP_OFFSET;
+    private static final int RELATIVE_OFFSET_OFFSET = IndexDescriptor.TIME_INDEX_RELATIVE_OFFSET_OFFSET;
 
     private final IndexFile file;
     private final long baseOffset;

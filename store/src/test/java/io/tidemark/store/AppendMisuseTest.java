@@ -1,5 +1,10 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.inspect.LogInspectionReport;
+import io.tidemark.store.inspect.LogInspector;
+
 import org.agrona.IoUtil;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;

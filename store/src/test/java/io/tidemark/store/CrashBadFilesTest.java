@@ -1,5 +1,10 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.LogFiles;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -219,42 +224,42 @@ class CrashBadFilesTest
             // Checkpoint files: anything not valid means "recover everything".
             cases.add(new Case("checkpoint garbage" + state, clean, (h, r) ->
             {
-                Files.write(h.dir().resolve(LogCheckpoint.FILE_NAME), garbage(r, LogCheckpoint.LENGTH));
+                Files.write(h.dir().resolve(LogFiles.CHECKPOINT_FILE), garbage(r, CheckpointDescriptor.LOG_CHECKPOINT_LENGTH));
                 return new Repaired(h.end());
             }));
             cases.add(new Case("checkpoint empty" + state, clean, (h, r) ->
             {
-                Files.write(h.dir().resolve(LogCheckpoint.FILE_NAME), new byte[0]);
+                Files.write(h.dir().resolve(LogFiles.CHECKPOINT_FILE), new byte[0]);
                 return new Repaired(h.end());
             }));
             cases.add(new Case("checkpoint truncated" + state, clean, (h, r) ->
             {
-                CrashFiles.cut(h.dir().resolve(LogCheckpoint.FILE_NAME), 1 + r.nextInt(LogCheckpoint.LENGTH - 1));
+                CrashFiles.cut(h.dir().resolve(LogFiles.CHECKPOINT_FILE), 1 + r.nextInt(CheckpointDescriptor.LOG_CHECKPOINT_LENGTH - 1));
                 return new Repaired(h.end());
             }));
             cases.add(new Case("checkpoint oversized" + state, clean, (h, r) ->
             {
-                final Path file = h.dir().resolve(LogCheckpoint.FILE_NAME);
+                final Path file = h.dir().resolve(LogFiles.CHECKPOINT_FILE);
                 CrashFiles.write(file, Files.size(file), garbage(r, 1 + r.nextInt(4096)));
                 return new Repaired(h.end());
             }));
             cases.add(new Case("checkpoint with a bit flipped" + state, clean, (h, r) ->
             {
-                CrashFiles.flipBit(h.dir().resolve(LogCheckpoint.FILE_NAME), r.nextInt(LogCheckpoint.LENGTH),
+                CrashFiles.flipBit(h.dir().resolve(LogFiles.CHECKPOINT_FILE), r.nextInt(CheckpointDescriptor.LOG_CHECKPOINT_LENGTH),
                     r.nextInt(8));
                 return new Repaired(h.end());
             }));
             cases.add(new Case("checkpoint .tmp left over, garbage" + state, clean, (h, r) ->
             {
-                Files.write(h.dir().resolve(LogCheckpoint.FILE_NAME + CheckpointFile.TMP_SUFFIX),
+                Files.write(h.dir().resolve(LogFiles.CHECKPOINT_FILE + CheckpointDescriptor.TMP_SUFFIX),
                     garbage(r, r.nextInt(100)));
                 return new Repaired(h.end());
             }));
             cases.add(new Case("checkpoint is a directory" + state, clean, (h, r) ->
             {
-                Files.delete(h.dir().resolve(LogCheckpoint.FILE_NAME));
-                Files.createDirectory(h.dir().resolve(LogCheckpoint.FILE_NAME));
-                return refused(LogCheckpoint.FILE_NAME, StorageErrorCode.IO_ERROR, StorageErrorCode.CORRUPT_LOG);
+                Files.delete(h.dir().resolve(LogFiles.CHECKPOINT_FILE));
+                Files.createDirectory(h.dir().resolve(LogFiles.CHECKPOINT_FILE));
+                return refused(LogFiles.CHECKPOINT_FILE, StorageErrorCode.IO_ERROR, StorageErrorCode.CORRUPT_LOG);
             }));
 
             // Segment file names.
@@ -287,8 +292,8 @@ class CrashBadFilesTest
             }));
             cases.add(new Case("spare segment left over, garbage" + state, clean, (h, r) ->
             {
-                Files.write(h.dir().resolve("next-9.log" + LogLoader.SPARE_SUFFIX), garbage(r, 5000));
-                Files.write(h.dir().resolve("next-9.index" + LogLoader.SPARE_SUFFIX), garbage(r, 33));
+                Files.write(h.dir().resolve("next-9.log" + SegmentFiles.SPARE_SUFFIX), garbage(r, 5000));
+                Files.write(h.dir().resolve("next-9.index" + SegmentFiles.SPARE_SUFFIX), garbage(r, 33));
                 return new Repaired(h.end());
             }));
             cases.add(new Case("empty segment file at the log end" + state, clean, (h, r) ->
@@ -372,54 +377,54 @@ class CrashBadFilesTest
         }));
         cases.add(new Case("counters file garbage", true, (h, r) ->
         {
-            Files.write(h.dir().resolve(LogDirectory.COUNTERS_FILE), garbage(r, r.nextInt(20000)));
+            Files.write(h.dir().resolve(LogFiles.COUNTERS_FILE), garbage(r, r.nextInt(20000)));
             return new Repaired(h.end());
         }));
         cases.add(new Case("counters file is a non-empty directory", true, (h, r) ->
         {
-            Files.delete(h.dir().resolve(LogDirectory.COUNTERS_FILE));
-            Files.createDirectories(h.dir().resolve(LogDirectory.COUNTERS_FILE).resolve("x"));
-            return refused(LogDirectory.COUNTERS_FILE, StorageErrorCode.IO_ERROR);
+            Files.delete(h.dir().resolve(LogFiles.COUNTERS_FILE));
+            Files.createDirectories(h.dir().resolve(LogFiles.COUNTERS_FILE).resolve("x"));
+            return refused(LogFiles.COUNTERS_FILE, StorageErrorCode.IO_ERROR);
         }));
 
         // Directories that are not logs.
         cases.add(new Case("log.meta garbage", true, (h, r) ->
         {
-            Files.write(h.dir().resolve(LogDirectory.META_FILE), garbage(r, 20));
-            return refused(LogDirectory.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
+            Files.write(h.dir().resolve(LogFiles.META_FILE), garbage(r, 20));
+            return refused(LogFiles.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
         }));
         cases.add(new Case("log.meta empty", true, (h, r) ->
         {
-            Files.write(h.dir().resolve(LogDirectory.META_FILE), new byte[0]);
-            return refused(LogDirectory.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
+            Files.write(h.dir().resolve(LogFiles.META_FILE), new byte[0]);
+            return refused(LogFiles.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
         }));
         cases.add(new Case("log.meta truncated", true, (h, r) ->
         {
-            CrashFiles.cut(h.dir().resolve(LogDirectory.META_FILE), 1 + r.nextInt(19));
-            return refused(LogDirectory.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
+            CrashFiles.cut(h.dir().resolve(LogFiles.META_FILE), 1 + r.nextInt(19));
+            return refused(LogFiles.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
         }));
         cases.add(new Case("log.meta oversized", true, (h, r) ->
         {
-            final Path meta = h.dir().resolve(LogDirectory.META_FILE);
+            final Path meta = h.dir().resolve(LogFiles.META_FILE);
             CrashFiles.write(meta, Files.size(meta), garbage(r, 1 + r.nextInt(1000)));
-            return refused(LogDirectory.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
+            return refused(LogFiles.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
         }));
         cases.add(new Case("log.meta missing next to segments", true, (h, r) ->
         {
-            Files.delete(h.dir().resolve(LogDirectory.META_FILE));
-            return refused(LogDirectory.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
+            Files.delete(h.dir().resolve(LogFiles.META_FILE));
+            return refused(LogFiles.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
         }));
         cases.add(new Case("log.meta is a directory", true, (h, r) ->
         {
-            Files.delete(h.dir().resolve(LogDirectory.META_FILE));
-            Files.createDirectory(h.dir().resolve(LogDirectory.META_FILE));
-            return refused(LogDirectory.META_FILE, StorageErrorCode.IO_ERROR, StorageErrorCode.NOT_A_LOG_DIRECTORY);
+            Files.delete(h.dir().resolve(LogFiles.META_FILE));
+            Files.createDirectory(h.dir().resolve(LogFiles.META_FILE));
+            return refused(LogFiles.META_FILE, StorageErrorCode.IO_ERROR, StorageErrorCode.NOT_A_LOG_DIRECTORY);
         }));
         cases.add(new Case(".lock is a directory", true, (h, r) ->
         {
-            Files.delete(h.dir().resolve(LogDirectory.LOCK_FILE));
-            Files.createDirectory(h.dir().resolve(LogDirectory.LOCK_FILE));
-            return refused(LogDirectory.LOCK_FILE, StorageErrorCode.IO_ERROR);
+            Files.delete(h.dir().resolve(LogFiles.LOCK_FILE));
+            Files.createDirectory(h.dir().resolve(LogFiles.LOCK_FILE));
+            return refused(LogFiles.LOCK_FILE, StorageErrorCode.IO_ERROR);
         }));
         return cases;
     }
@@ -446,7 +451,7 @@ class CrashBadFilesTest
             CrashSupport.deleteTree(h.dir());
             Files.createDirectories(h.dir());
             Files.write(h.dir().resolve(SegmentFiles.fileName(0) + SegmentFiles.LOG_SUFFIX), garbage(r, 4096));
-            return refused(LogDirectory.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
+            return refused(LogFiles.META_FILE, StorageErrorCode.NOT_A_LOG_DIRECTORY);
         }));
         cases.add(new Case("a log directory under a regular file", true, (h, r) ->
         {
@@ -796,11 +801,11 @@ class CrashBadFilesTest
         final List<String> failures = new ArrayList<>();
         final Path checkpoint = root.resolve("oversized-checkpoint");
         CrashFiles.copyDir(h.dir(), checkpoint);
-        CrashFiles.cut(checkpoint.resolve(LogCheckpoint.FILE_NAME), 3L << 30);
+        CrashFiles.cut(checkpoint.resolve(LogFiles.CHECKPOINT_FILE), 3L << 30);
         openAndRead(CrashRecords.testContext(checkpoint), h.end(), "log.checkpoint extended to 3 GiB", failures);
         final Path meta = root.resolve("oversized-meta");
         CrashFiles.copyDir(h.dir(), meta);
-        CrashFiles.cut(meta.resolve(LogDirectory.META_FILE), 3L << 30);
+        CrashFiles.cut(meta.resolve(LogFiles.META_FILE), 3L << 30);
         try (Log log = Log.open(CrashRecords.testContext(meta)))
         {
             failures.add("log.meta extended to 3 GiB: opened " + log);
@@ -824,7 +829,7 @@ class CrashBadFilesTest
     {
         final Healthy h = healthy("unreadable", true);
         final List<String> failures = new ArrayList<>();
-        for (final String name : new String[]{ LogCheckpoint.FILE_NAME, LogDirectory.META_FILE })
+        for (final String name : new String[]{ LogFiles.CHECKPOINT_FILE, LogFiles.META_FILE })
         {
             final Path dir = root.resolve("unreadable-" + name.length());
             CrashFiles.copyDir(h.dir(), dir);

@@ -1,5 +1,7 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.RecordBatchDescriptor;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,5 +1,13 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.LogFiles;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
@@ -277,14 +285,14 @@ final class CrashFiles
     /** @return the recovery point in a left-over {@code log.checkpoint.tmp}, or -1 when missing or not valid. */
     static long tmpCheckpointRecoveryPoint(final Path dir) throws IOException
     {
-        final ByteBuffer in = ByteBuffer.allocate(LogCheckpoint.LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        final Path tmp = dir.resolve(LogCheckpoint.FILE_NAME + CheckpointFile.TMP_SUFFIX);
+        final ByteBuffer in = ByteBuffer.allocate(CheckpointDescriptor.LOG_CHECKPOINT_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        final Path tmp = dir.resolve(LogFiles.CHECKPOINT_FILE + CheckpointDescriptor.TMP_SUFFIX);
         if (!Files.isRegularFile(tmp))
         {
             return -1;
         }
-        return CheckpointFile.read(tmp, LogCheckpoint.MAGIC, in) == CheckpointFile.Status.OK ?
-            in.getLong(LogCheckpoint.RECOVERY_POINT_OFFSET) : -1;
+        return CheckpointFile.read(tmp, CheckpointDescriptor.LOG_CHECKPOINT_MAGIC, in) == CheckpointFile.Status.OK ?
+            in.getLong(CheckpointDescriptor.RECOVERY_POINT_OFFSET) : -1;
     }
 
     /** Write a valid checkpoint (as the store does) with the given values. */

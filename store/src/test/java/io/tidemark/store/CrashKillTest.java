@@ -1,5 +1,7 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.LogFiles;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -156,7 +158,7 @@ class CrashKillTest
                     log.close();
                 }
             }
-            if (log.isClosed() && Files.exists(chain.dir.resolve(LogDirectory.CLEAN_SHUTDOWN_FILE)))
+            if (log.isClosed() && Files.exists(chain.dir.resolve(LogFiles.CLEAN_SHUTDOWN_FILE)))
             {
                 final CrashFiles.Validity validity = CrashFiles.validBatches(chain.dir);
                 if (validity.invalidBatches() > 0 || validity.gaps() > 0 || validity.trailingBytes() > 0 ||

@@ -1,5 +1,10 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.LogFiles;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -413,8 +418,8 @@ class CrashPowerLossTest
         final Random random,
         final StringBuilder what) throws IOException
     {
-        final Path file = dir.resolve(LogCheckpoint.FILE_NAME);
-        final Path tmp = dir.resolve(LogCheckpoint.FILE_NAME + CheckpointFile.TMP_SUFFIX);
+        final Path file = dir.resolve(LogFiles.CHECKPOINT_FILE);
+        final Path tmp = dir.resolve(LogFiles.CHECKPOINT_FILE + CheckpointDescriptor.TMP_SUFFIX);
         final int choice = random.nextInt(10);
         if (choice < 3 && Files.exists(file))
         {
@@ -436,7 +441,7 @@ class CrashPowerLossTest
         }
         else if (choice == 3)
         {
-            final byte[] bytes = new byte[random.nextInt(LogCheckpoint.LENGTH + 1)];
+            final byte[] bytes = new byte[random.nextInt(CheckpointDescriptor.LOG_CHECKPOINT_LENGTH + 1)];
             random.nextBytes(bytes);
             Files.write(tmp, bytes);
             what.append("checkpoint:tmp-torn ");
@@ -455,7 +460,7 @@ class CrashPowerLossTest
             for (final Path file : (Iterable<Path>)files::iterator)
             {
                 final String name = file.getFileName().toString();
-                if ((name.endsWith(LogLoader.SPARE_SUFFIX) || name.equals(LogDirectory.COUNTERS_FILE)) &&
+                if ((name.endsWith(SegmentFiles.SPARE_SUFFIX) || name.equals(LogFiles.COUNTERS_FILE)) &&
                     random.nextInt(3) == 0)
                 {
                     CrashFiles.cut(file, (long)(random.nextDouble() * (Files.size(file) + 1)));

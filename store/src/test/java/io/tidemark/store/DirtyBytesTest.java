@@ -1,5 +1,7 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.FileSync;
+
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;

@@ -1,5 +1,8 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.SpaceReservation;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;

@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.file.FileSync;
+import io.tidemark.store.format.LogFiles;
+
 import org.agrona.concurrent.CachedEpochClock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -208,7 +212,7 @@ class FlushTest
             appendText(log, "b");
             log.flush();
             assertEquals(2, checkpointedRecoveryPoint(root.resolve("log")));
-            assertFalse(java.nio.file.Files.exists(root.resolve("log").resolve(LogCheckpoint.FILE_NAME + ".tmp")));
+            assertFalse(java.nio.file.Files.exists(root.resolve("log").resolve(LogFiles.CHECKPOINT_FILE + ".tmp")));
         }
     }
 }

@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.file.CountersFile;
+import io.tidemark.store.format.HeadersDecoder;
+import io.tidemark.store.format.HeadersEncoder;
+
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.BeforeEach;

@@ -1,5 +1,7 @@
 package io.tidemark.store;
 
+import io.tidemark.store.inspect.LogInspector;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 

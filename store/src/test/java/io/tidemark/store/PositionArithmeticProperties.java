@@ -1,5 +1,8 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.junit.jupiter.api.DynamicTest;
 import org.junit.jupiter.api.TestFactory;
 import org.junit.jupiter.api.io.TempDir;

@@ -1,5 +1,9 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.LogFiles;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+
 import org.agrona.concurrent.CachedEpochClock;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -329,7 +333,7 @@ class RecoveryTest
     void aMissingCheckpointMeansRecoverEverything() throws IOException
     {
         writeAndCrash(2000, 2000);
-        Files.delete(dir.resolve(LogCheckpoint.FILE_NAME));
+        Files.delete(dir.resolve(LogFiles.CHECKPOINT_FILE));
         try (Log log = open())
         {
             assertEquals("MISSING", log.recoveryReport().checkpointStatus());
@@ -342,7 +346,7 @@ class RecoveryTest
     void aTornCheckpointIsDetectedAndIgnored() throws IOException
     {
         writeAndCrash(2000, 1000);
-        final Path checkpoint = dir.resolve(LogCheckpoint.FILE_NAME);
+        final Path checkpoint = dir.resolve(LogFiles.CHECKPOINT_FILE);
         final byte[] bytes = Files.readAllBytes(checkpoint);
         bytes[10] ^= 0x10;
         Files.write(checkpoint, bytes);
@@ -362,7 +366,7 @@ class RecoveryTest
     void aLostCheckpointRenameLeavesTheOldCheckpointAndATmpFile() throws IOException
     {
         writeAndCrash(1000, 400);
-        Files.write(dir.resolve(LogCheckpoint.FILE_NAME + ".tmp"), new byte[]{ 9, 9, 9 });
+        Files.write(dir.resolve(LogFiles.CHECKPOINT_FILE + ".tmp"), new byte[]{ 9, 9, 9 });
         Files.write(dir.resolve("next.log.spare"), new byte[100]);
         try (Log log = open())
         {
@@ -370,7 +374,7 @@ class RecoveryTest
             assertEquals(400, log.recoveryReport().recoveryPoint());
             assertValues(readAll(log), 1000);
         }
-        assertFalse(Files.exists(dir.resolve(LogCheckpoint.FILE_NAME + ".tmp")));
+        assertFalse(Files.exists(dir.resolve(LogFiles.CHECKPOINT_FILE + ".tmp")));
         assertFalse(Files.exists(dir.resolve("next.log.spare")));
     }
 
@@ -442,7 +446,7 @@ class RecoveryTest
     void aCorruptMetaFileMeansNotALog() throws IOException
     {
         open().close();
-        Files.write(dir.resolve(LogDirectory.META_FILE), new byte[]{ 1, 2, 3, 4 });
+        Files.write(dir.resolve(LogFiles.META_FILE), new byte[]{ 1, 2, 3, 4 });
         assertEquals(StorageErrorCode.NOT_A_LOG_DIRECTORY, assertThrows(StorageException.class, this::open).code());
     }
 }

@@ -1,5 +1,11 @@
 package io.tidemark.store;
 
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.LogFiles;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+import io.tidemark.store.inspect.LogInspector;
+
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -95,7 +101,7 @@ class ScannerAgreementTest
         {
             final Path dir = root.resolve("trial-" + seed);
             CrashFiles.copyDir(template, dir);
-            Files.deleteIfExists(dir.resolve(LogDirectory.CLEAN_SHUTDOWN_FILE));
+            Files.deleteIfExists(dir.resolve(LogFiles.CLEAN_SHUTDOWN_FILE));
             final String damage = damage(dir, written, new Random(seed));
             final String problem = check(dir, written, end);
             if (null != problem)

@@ -1,8 +1,8 @@
 package io.tidemark.bench.peer;
 
 import io.tidemark.bench.report.MachineState;
-import io.tidemark.store.RecordBatchDescriptor;
-import io.tidemark.store.RecordEncoder;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordEncoder;
 import org.HdrHistogram.Histogram;
 
 import java.util.ArrayList;

@@ -8,6 +8,7 @@ import io.tidemark.bench.peer.PeerComparison;
 import io.tidemark.bench.peer.PeerMain;
 import io.tidemark.replication.Acks;
 import io.tidemark.replication.ReplicationContext;
+import io.tidemark.store.format.RecordEncoder;
 import org.HdrHistogram.Histogram;
 
 import java.io.IOException;

@@ -8,8 +8,8 @@ import io.tidemark.bench.peer.PeerComparison;
 import io.tidemark.bench.peer.PeerMain;
 import io.tidemark.bench.peer.PeerResult;
 import io.tidemark.replication.Acks;
-import io.tidemark.store.RecordBatchDescriptor;
-import io.tidemark.store.RecordDescriptor;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordDescriptor;
 
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.file;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -11,40 +11,24 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.zip.CRC32C;
 
+import static io.tidemark.store.format.CheckpointDescriptor.CRC_LENGTH;
+import static io.tidemark.store.format.CheckpointDescriptor.FIELDS_OFFSET;
+import static io.tidemark.store.format.CheckpointDescriptor.MAGIC_OFFSET;
+import static io.tidemark.store.format.CheckpointDescriptor.TMP_SUFFIX;
+import static io.tidemark.store.format.CheckpointDescriptor.VERSION;
+import static io.tidemark.store.format.CheckpointDescriptor.VERSION_OFFSET;
 /**
  * Small binary files written atomically: {@code name.tmp} is written, fsynced, renamed over {@code name}, and
  * the directory is fsynced, so a reader sees the old or the new version and never a torn one. Every payload ends
  * with a CRC32C of the bytes before it, so a file damaged some other way is detected, not trusted.
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                     Magic (identifies the kind)               |  0
- *  +---------------------------------------------------------------+
- *  |                         Version (1)                           |  4
- *  +---------------------------------------------------------------+
- *  |                       Fields of the kind                     ...  8
- *  +---------------------------------------------------------------+
- *  |                CRC32C of all preceding bytes                  |  length - 4
- *  +---------------------------------------------------------------+
- * </pre>
+ * The framing (magic, version, the kind's fields, CRC32C) is laid out in
+ * {@link io.tidemark.store.format.CheckpointDescriptor}.
  * Public so that other modules (replication's high-watermark and leader-epoch checkpoints) share one atomic-write
  * path. Thread-safe: every operation is self-contained; concurrent writers of one file must be serialized by the
  * caller.
  */
 public final class CheckpointFile
 {
-    /** Offset of the magic number. */
-    public static final int MAGIC_OFFSET = 0;
-    /** Offset of the version. */
-    public static final int VERSION_OFFSET = 4;
-    /** Offset of the first field of the kind. */
-    public static final int FIELDS_OFFSET = 8;
-    /** Version written. */
-    public static final int VERSION = 1;
-    /** Suffix of the temporary file a write goes through. */
-    public static final String TMP_SUFFIX = ".tmp";
-
     /** Outcome of reading a checkpoint file. */
     public enum Status
     {
@@ -67,7 +51,8 @@ public final class CheckpointFile
      */
     public static ByteBuffer allocate(final int magic, final int fieldBytes)
     {
-        final ByteBuffer buffer = ByteBuffer.allocate(FIELDS_OFFSET + fieldBytes + 4).order(ByteOrder.LITTLE_ENDIAN);
+        final ByteBuffer buffer = ByteBuffer.allocate(FIELDS_OFFSET + fieldBytes + CRC_LENGTH)
+            .order(ByteOrder.LITTLE_ENDIAN);
         buffer.putInt(MAGIC_OFFSET, magic).putInt(VERSION_OFFSET, VERSION);
         return buffer;
     }
@@ -90,12 +75,12 @@ public final class CheckpointFile
      *
      * @param file    destination.
      * @param content from {@link #allocate}, fields filled in.
-     * @param sync    how the bytes and the rename reach the disk (a log's: {@link LogContext#fileSync()}).
+     * @param sync    how the bytes and the rename reach the disk (a log's: {@link io.tidemark.store.LogContext#fileSync()}).
      * @throws IOException when writing, syncing or renaming fails.
      */
     public static void write(final Path file, final ByteBuffer content, final FileSync sync) throws IOException
     {
-        final int crcOffset = content.capacity() - 4;
+        final int crcOffset = content.capacity() - CRC_LENGTH;
         final CRC32C crc = new CRC32C();
         crc.update(content.array(), 0, crcOffset);
         content.putInt(crcOffset, (int)crc.getValue());
@@ -158,7 +143,7 @@ public final class CheckpointFile
         }
         into.clear();
         into.put(bytes).clear();
-        final int crcOffset = bytes.length - 4;
+        final int crcOffset = bytes.length - CRC_LENGTH;
         final CRC32C crc = new CRC32C();
         crc.update(bytes, 0, crcOffset);
         if (into.getInt(MAGIC_OFFSET) != magic || into.getInt(VERSION_OFFSET) != VERSION ||

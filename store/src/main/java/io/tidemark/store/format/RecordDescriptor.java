@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.format;
 
 /**
  * Layout of one record inside a batch (records follow the batch header back to back, unaligned).

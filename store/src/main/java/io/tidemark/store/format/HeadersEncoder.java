@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.format;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -6,7 +6,7 @@ import org.agrona.MutableDirectBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * Encodes record headers into a caller's buffer, to be passed to {@link BatchClaim#addRecord}.
+ * Encodes record headers into a caller's buffer, to be passed to {@link io.tidemark.store.BatchClaim#addRecord}.
  * <pre>
  *   repeated for each header:
  *  +-------------------------------+

@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.file;
 
 import java.io.IOException;
 import java.nio.MappedByteBuffer;
@@ -13,7 +13,7 @@ import java.nio.file.StandardOpenOption;
  * the atomic rename that publishes a checkpoint file ({@link CheckpointFile}).
  * <p>
  * The store funnels every fsync and every checkpoint rename through this interface, and the replication layer its
- * own checkpoints (high watermark, leader epochs) through the one of their log ({@link LogContext#fileSync()}), so
+ * own checkpoints (high watermark, leader epochs) through the one of their log ({@link io.tidemark.store.LogContext#fileSync()}), so
  * that tests and the fault simulation can inject a failing disk (an fsync error must take the log offline, never be
  * retried) or stop the process between two durable steps and look at the files as the disk would hold them.
  * Applications leave the default, {@link #SYSTEM}. Implementations are thread-safe.

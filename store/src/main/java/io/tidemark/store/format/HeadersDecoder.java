@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.format;
 
 import org.agrona.DirectBuffer;
 
@@ -6,7 +6,7 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * Iterates the headers of a record in place (layout in {@link HeadersEncoder}). A flyweight obtained from
- * {@link RecordView#headers()}; valid only during the callback that received the record. Not thread-safe.
+ * {@link io.tidemark.store.RecordView#headers()}; valid only during the callback that received the record. Not thread-safe.
  */
 public final class HeadersDecoder
 {
@@ -18,7 +18,7 @@ public final class HeadersDecoder
     private int valueOffset;
     private int valueLength;
 
-    HeadersDecoder wrap(final DirectBuffer buffer, final int offset, final int length)
+    public HeadersDecoder wrap(final DirectBuffer buffer, final int offset, final int length)
     {
         this.buffer = buffer;
         this.next = offset;
@@ -99,7 +99,7 @@ public final class HeadersDecoder
      *
      * @return true when well formed.
      */
-    static boolean isWellFormed(final DirectBuffer buffer, final int offset, final int length)
+    public static boolean isWellFormed(final DirectBuffer buffer, final int offset, final int length)
     {
         int at = offset;
         final int end = offset + length;

@@ -1,4 +1,7 @@
-package io.tidemark.store;
+package io.tidemark.store.file;
+
+import io.tidemark.store.StorageErrorCode;
+import io.tidemark.store.StorageException;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -14,8 +17,10 @@ import java.nio.file.Path;
  * reserving a region means writing its zeros once through the channel; from then on the blocks exist and mapped
  * writes to them cannot fail for lack of space. The cost is a second pass over the bytes, paid off the append
  * path by the log agent, ahead of the writer.
+ * <p>
+ * Internal: public only so that the store's packages share it; not part of the API. Stateless; thread-safe.
  */
-final class SpaceReservation
+public final class SpaceReservation
 {
     private static final int CHUNK = 64 * 1024;
     /** One direct buffer of zeros per writing thread: no allocation and no JDK bounce copy per chunk. */
@@ -30,7 +35,7 @@ final class SpaceReservation
      *
      * @throws IOException when the write fails (ENOSPC included).
      */
-    static void writeZeros(final FileChannel channel, final long position, final long length) throws IOException
+    public static void writeZeros(final FileChannel channel, final long position, final long length) throws IOException
     {
         final long written = writeZerosUpTo(channel, position, length);
         if (written < length)
@@ -45,7 +50,7 @@ final class SpaceReservation
      * @return the bytes written (their blocks now exist), less than {@code length} when the file system filled.
      * @throws IOException when nothing could be written.
      */
-    static long writeZerosUpTo(final FileChannel channel, final long position, final long length) throws IOException
+    public static long writeZerosUpTo(final FileChannel channel, final long position, final long length) throws IOException
     {
         final ByteBuffer zeros = ZEROS.get();
         long written = 0;
@@ -75,7 +80,7 @@ final class SpaceReservation
      * @param path the file being written.
      * @return true when the failure means the file system is full.
      */
-    static boolean isOutOfSpace(final IOException ex, final Path path)
+    public static boolean isOutOfSpace(final IOException ex, final Path path)
     {
         final String message = String.valueOf(ex.getMessage()).toLowerCase(java.util.Locale.ROOT);
         if (message.contains("no space left") || message.contains("not enough space") ||
@@ -101,7 +106,7 @@ final class SpaceReservation
      * @param path the file being written.
      * @return a STORAGE_SPACE error when the disk is full, an IO_ERROR otherwise.
      */
-    static StorageException toStorageException(final IOException ex, final Path path)
+    public static StorageException toStorageException(final IOException ex, final Path path)
     {
         if (isOutOfSpace(ex, path))
         {

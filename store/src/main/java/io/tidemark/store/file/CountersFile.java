@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.file;
 
 import org.agrona.IoUtil;
 import org.agrona.concurrent.AtomicBuffer;
@@ -14,54 +14,26 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static io.tidemark.store.format.CountersDescriptor.HEADER_LENGTH;
+import static io.tidemark.store.format.CountersDescriptor.MAGIC;
+import static io.tidemark.store.format.CountersDescriptor.MAGIC_OFFSET;
+import static io.tidemark.store.format.CountersDescriptor.METADATA_LENGTH_OFFSET;
+import static io.tidemark.store.format.CountersDescriptor.PID_OFFSET;
+import static io.tidemark.store.format.CountersDescriptor.START_TIME_OFFSET;
+import static io.tidemark.store.format.CountersDescriptor.VALUES_LENGTH_OFFSET;
+import static io.tidemark.store.format.CountersDescriptor.VERSION;
+import static io.tidemark.store.format.CountersDescriptor.VERSION_OFFSET;
+
 /**
- * A memory-mapped file of Agrona counters, so that a tool in another process can read a running log's positions
- * (log end offset, recovery point, ...) the way AeronStat reads Aeron's.
- * <pre>
- *   0                   1                   2                   3
- *   0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1 2 3 4 5 6 7 8 9 0 1
- *  +---------------------------------------------------------------+
- *  |                     Magic 'TMCN' (0x4E434D54)                 |  0
- *  +---------------------------------------------------------------+
- *  |                          Version (1)                          |  4
- *  +---------------------------------------------------------------+
- *  |                     Metadata buffer length                    |  8
- *  +---------------------------------------------------------------+
- *  |                      Values buffer length                     | 12
- *  +---------------------------------------------------------------+
- *  |                   Process id of the writer                    | 16
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |                  Start time (epoch millis)                    | 24
- *  |                                                               |
- *  +---------------------------------------------------------------+
- *  |                     (zero up to byte 128)                    ...  32
- *  +---------------------------------------------------------------+
- *  |                 Metadata buffer (Agrona layout)              ... 128
- *  +---------------------------------------------------------------+
- *  |                  Values buffer (Agrona layout)               ...
- *  +---------------------------------------------------------------+
- * </pre>
+ * A memory-mapped file of Agrona counters ({@code counters.dat}, layout in {@link io.tidemark.store.format.CountersDescriptor}), so that a
+ * tool in another process can read a running log's positions (log end offset, recovery point, ...) the way
+ * AeronStat reads Aeron's.
+ * <p>
  * The file is written in full (blocks reserved) before it is mapped. Owned by one process; counters may be
  * allocated and updated from any thread.
  */
 public final class CountersFile implements AutoCloseable
 {
-    /** Magic number of the file. */
-    public static final int MAGIC = 0x4E434D54;
-    /** Format version. */
-    public static final int VERSION = 1;
-    /** Offset of the metadata buffer length. */
-    public static final int METADATA_LENGTH_OFFSET = 8;
-    /** Offset of the values buffer length. */
-    public static final int VALUES_LENGTH_OFFSET = 12;
-    /** Offset of the writer's process id. */
-    public static final int PID_OFFSET = 16;
-    /** Offset of the start time. */
-    public static final int START_TIME_OFFSET = 24;
-    /** Length of the header. */
-    public static final int HEADER_LENGTH = 128;
-
     private final MappedByteBuffer mapping;
     private final CountersManager manager;
     private final CountersReader reader;
@@ -98,10 +70,10 @@ public final class CountersFile implements AutoCloseable
             header.putInt(VALUES_LENGTH_OFFSET, valuesLength);
             header.putLong(PID_OFFSET, ProcessHandle.current().pid());
             header.putLong(START_TIME_OFFSET, nowMs);
-            header.putInt(4, VERSION);
+            header.putInt(VERSION_OFFSET, VERSION);
             final AtomicBuffer metadata = new UnsafeBuffer(mapping, HEADER_LENGTH, metadataLength);
             final AtomicBuffer values = new UnsafeBuffer(mapping, HEADER_LENGTH + metadataLength, valuesLength);
-            header.putIntRelease(0, MAGIC);
+            header.putIntRelease(MAGIC_OFFSET, MAGIC);
             final CountersManager manager = new ConcurrentCountersManager(metadata, values);
             return new CountersFile(mapping, manager, manager);
         }
@@ -128,7 +100,7 @@ public final class CountersFile implements AutoCloseable
             final UnsafeBuffer header = new UnsafeBuffer(mapping, 0, HEADER_LENGTH);
             final int metadataLength = header.getInt(METADATA_LENGTH_OFFSET);
             final int valuesLength = header.getInt(VALUES_LENGTH_OFFSET);
-            if (header.getIntAcquire(0) != MAGIC || header.getInt(4) != VERSION || metadataLength < 0 ||
+            if (header.getIntAcquire(MAGIC_OFFSET) != MAGIC || header.getInt(VERSION_OFFSET) != VERSION || metadataLength < 0 ||
                 valuesLength < 0 || (long)HEADER_LENGTH + metadataLength + valuesLength != length)
             {
                 IoUtil.unmap(mapping);

@@ -1,17 +1,22 @@
-package io.tidemark.store;
+package io.tidemark.store.format;
 
 import java.nio.file.Path;
 
 /**
  * The files of one segment, named by its base offset as 20 decimal digits:
- * {@code 00000000000000000000.log}, {@code .index}, {@code .timeindex}.
+ * {@code 00000000000000000000.log}, {@code .index}, {@code .timeindex}. The other files of a log directory:
+ * {@link LogFiles}.
+ * <p>
+ * Internal: public only so that the store and its inspection tools share it; not part of the API.
  */
-final class SegmentFiles
+public final class SegmentFiles
 {
-    static final String LOG_SUFFIX = ".log";
-    static final String INDEX_SUFFIX = ".index";
-    static final String TIME_INDEX_SUFFIX = ".timeindex";
-    static final int NAME_DIGITS = 20;
+    public static final String LOG_SUFFIX = ".log";
+    public static final String INDEX_SUFFIX = ".index";
+    public static final String TIME_INDEX_SUFFIX = ".timeindex";
+    public static final int NAME_DIGITS = 20;
+    /** Suffix of a file made ahead for the next segment ({@link #spare}), deleted when a log opens. */
+    public static final String SPARE_SUFFIX = ".spare";
     private static final java.util.concurrent.atomic.AtomicLong SPARE_SEQUENCE =
         new java.util.concurrent.atomic.AtomicLong();
 
@@ -32,16 +37,16 @@ final class SegmentFiles
      * @param dir the log directory.
      * @return the files of the spare segment the log agent prepares before a roll (renamed at the roll).
      */
-    static SegmentFiles spare(final Path dir)
+    public static SegmentFiles spare(final Path dir)
     {
         // A fresh name each time: a new spare may be prepared while the previous one is being renamed.
         final String stem = "next-" + SPARE_SEQUENCE.incrementAndGet();
-        return new SegmentFiles(-1, dir.resolve(stem + LOG_SUFFIX + LogLoader.SPARE_SUFFIX),
-            dir.resolve(stem + INDEX_SUFFIX + LogLoader.SPARE_SUFFIX),
-            dir.resolve(stem + TIME_INDEX_SUFFIX + LogLoader.SPARE_SUFFIX));
+        return new SegmentFiles(-1, dir.resolve(stem + LOG_SUFFIX + SPARE_SUFFIX),
+            dir.resolve(stem + INDEX_SUFFIX + SPARE_SUFFIX),
+            dir.resolve(stem + TIME_INDEX_SUFFIX + SPARE_SUFFIX));
     }
 
-    SegmentFiles(final Path dir, final long baseOffset)
+    public SegmentFiles(final Path dir, final long baseOffset)
     {
         this.baseOffset = baseOffset;
         final String name = fileName(baseOffset);
@@ -54,7 +59,7 @@ final class SegmentFiles
      * @param baseOffset a segment's base offset.
      * @return its 20-digit file name stem.
      */
-    static String fileName(final long baseOffset)
+    public static String fileName(final long baseOffset)
     {
         final String digits = Long.toString(baseOffset);
         return "0".repeat(NAME_DIGITS - digits.length()) + digits;
@@ -64,7 +69,7 @@ final class SegmentFiles
      * @param stem a file name without its suffix.
      * @return the base offset it names, or -1 when it is not 20 decimal digits.
      */
-    static long parseBaseOffset(final String stem)
+    public static long parseBaseOffset(final String stem)
     {
         if (stem.length() != NAME_DIGITS)
         {
@@ -88,22 +93,22 @@ final class SegmentFiles
         }
     }
 
-    long baseOffset()
+    public long baseOffset()
     {
         return baseOffset;
     }
 
-    Path log()
+    public Path log()
     {
         return log;
     }
 
-    Path offsetIndex()
+    public Path offsetIndex()
     {
         return offsetIndex;
     }
 
-    Path timeIndex()
+    public Path timeIndex()
     {
         return timeIndex;
     }

@@ -1,4 +1,6 @@
-package io.tidemark.store;
+package io.tidemark.store.file;
+
+import io.tidemark.store.ConfigException;
 
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,10 +1,15 @@
-package io.tidemark.store;
+package io.tidemark.store.inspect;
 
-import io.tidemark.store.LogInspector.Meta;
-import io.tidemark.store.LogInspector.Checkpoint;
-import io.tidemark.store.LogInspector.SegmentInfo;
-import io.tidemark.store.LogInspector.ScanResult;
-import io.tidemark.store.LogInspector.IndexContent;
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.IndexDescriptor;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
+import io.tidemark.store.inspect.LogInspector.Checkpoint;
+import io.tidemark.store.inspect.LogInspector.IndexContent;
+import io.tidemark.store.inspect.LogInspector.Meta;
+import io.tidemark.store.inspect.LogInspector.ScanResult;
+import io.tidemark.store.inspect.LogInspector.SegmentInfo;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,11 +20,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 
-import static io.tidemark.store.LogInspector.META_FILE;
-import static io.tidemark.store.LogInspector.LOCK_FILE;
-import static io.tidemark.store.LogInspector.CLEAN_SHUTDOWN_FILE;
-import static io.tidemark.store.LogInspector.CHECKPOINT_FILE;
-import static io.tidemark.store.LogInspector.COUNTERS_FILE;
+import static io.tidemark.store.inspect.LogInspector.CHECKPOINT_FILE;
+import static io.tidemark.store.inspect.LogInspector.CLEAN_SHUTDOWN_FILE;
+import static io.tidemark.store.inspect.LogInspector.COUNTERS_FILE;
+import static io.tidemark.store.inspect.LogInspector.LOCK_FILE;
+import static io.tidemark.store.inspect.LogInspector.META_FILE;
 
 /**
  * One verification of a log directory, run by {@link LogInspector#verify()}: reads through the inspector (never
@@ -164,7 +169,7 @@ final class LogVerification
             {
                 continue;
             }
-            if (name.endsWith(LogLoader.SPARE_SUFFIX))
+            if (name.endsWith(SegmentFiles.SPARE_SUFFIX))
             {
                 if (running)
                 {
@@ -176,7 +181,7 @@ final class LogVerification
                 }
                 continue;
             }
-            if (name.endsWith(CheckpointFile.TMP_SUFFIX))
+            if (name.endsWith(CheckpointDescriptor.TMP_SUFFIX))
             {
                 warning(-1, "leftover temporary file " + name + " (an interrupted checkpoint write): the next " +
                     "open deletes it");
@@ -366,7 +371,7 @@ final class LogVerification
         if (!index.wholeEntries())
         {
             error(base, "offset index " + name + " is " + index.fileSize() + " bytes, not a whole number of " +
-                OffsetIndex.ENTRY_LENGTH + "-byte entries: the next open rebuilds it");
+                IndexDescriptor.OFFSET_INDEX_ENTRY_LENGTH + "-byte entries: the next open rebuilds it");
             return;
         }
         long previousOffset = base - 1;
@@ -415,7 +420,7 @@ final class LogVerification
         if (!index.wholeEntries())
         {
             error(base, "time index " + name + " is " + index.fileSize() + " bytes, not a whole number of " +
-                TimeIndex.ENTRY_LENGTH + "-byte entries: the next open rebuilds it");
+                IndexDescriptor.TIME_INDEX_ENTRY_LENGTH + "-byte entries: the next open rebuilds it");
             return;
         }
         long previousTimestamp = Long.MIN_VALUE;

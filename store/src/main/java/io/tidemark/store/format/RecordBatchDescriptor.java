@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.format;
 
 import org.agrona.BitUtil;
 

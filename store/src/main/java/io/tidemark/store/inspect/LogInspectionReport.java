@@ -1,4 +1,6 @@
-package io.tidemark.store;
+package io.tidemark.store.inspect;
+
+import io.tidemark.store.file.CheckpointFile;
 
 import java.nio.file.Path;
 import java.util.List;
@@ -6,7 +8,7 @@ import java.util.List;
 /**
  * What {@link LogInspector#verify()} found in a log directory, without changing anything: a summary of the log as
  * it is on disk and one {@link Finding} per anomaly, each naming the file, position and offsets involved and what
- * the next {@link Log#open} would do about it.
+ * the next {@link io.tidemark.store.Log#open} would do about it.
  *
  * @param directory        the log directory.
  * @param metaStatus       whether {@code log.meta} was read, missing or corrupt.

@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.format;
 
 import org.agrona.DirectBuffer;
 
@@ -6,11 +6,11 @@ import java.io.IOException;
 
 /**
  * The one rule of the store for "where does valid data end, and where does it resume after damage", used by
- * recovery ({@link LogLoader}), inspection ({@link LogInspector}: {@code tidemark verify} and {@code dump}) and
- * index rebuild ({@link Segment#replay}, {@link RebuiltOffsetIndex}), over positional reads ({@link FileWindow}) or
+ * recovery ({@link io.tidemark.store.LogLoader}), inspection ({@link io.tidemark.store.inspect.LogInspector}: {@code tidemark verify} and {@code dump}) and
+ * index rebuild ({@code Segment.replay}, {@code RebuiltOffsetIndex}), over positional reads ({@link io.tidemark.store.file.FileWindow}) or
  * a mapping ({@link #mapped}).
  * <ul>
- *   <li><b>A batch continues the data</b> when {@link RecordBatch#validate} accepts it (length, magic, record
+ *   <li><b>A batch continues the data</b> when {@link BatchValidator#validate} accepts it (length, magic, record
  *       structure, and its CRC32C when the caller checks CRCs) and its base offset is the offset expected after the
  *       batch before it ({@link #check}; {@link #BAD_OFFSET} otherwise).</li>
  *   <li><b>After damage the data resumes</b> at the first 8-aligned position after the damaged batch's start that
@@ -25,14 +25,16 @@ import java.io.IOException;
  * {@link #walk} applies the rule from a position to the end and hands each batch and each damaged region to a
  * {@link Visitor}; recovery applies the same steps ({@link #check}, {@link #resync}, {@link #dataEnd}) with its
  * policy on top (what is kept below the recovery point, what is truncated above it). Single-threaded; reusable.
+ * <p>
+ * Internal: public only so that the store's recovery and its inspection tools share it; not part of the API.
  */
-final class BatchScanner
+public final class BatchScanner
 {
     /** Status of {@link #check}: the batch validates, but its base offset does not continue the data. */
-    static final int BAD_OFFSET = RecordBatch.BAD_OFFSET;
+    public static final int BAD_OFFSET = BatchValidator.BAD_OFFSET;
 
     /** The bytes of one segment file. */
-    interface Source
+    public interface Source
     {
         /** @return the file's length: no byte at or after it is read. */
         long fileLength();
@@ -49,10 +51,18 @@ final class BatchScanner
 
         /** @return bytes readable in {@link #buffer()} from {@code position} (just loaded). */
         int available(long position);
+
+        /**
+         * Scan forward from {@code from} for the end of non-zero data, stopping at the file end or after
+         * {@code zeroRun} zero bytes in a row (data never holds such a run).
+         *
+         * @return the position after the last non-zero byte found, or {@code from}.
+         */
+        long dataEnd(long from, long zeroRun) throws IOException;
     }
 
     /** Receives what a {@link #walk} finds. */
-    interface Visitor
+    public interface Visitor
     {
         /** Takes every batch and stops at damage (where a walk that does not resume stops anyway). */
         Visitor NONE = new Visitor()
@@ -94,7 +104,7 @@ final class BatchScanner
          * with no valid batch after it (the end of the data).
          *
          * @param position  its position in the file.
-         * @param status    why ({@link RecordBatch#validate} result, or {@link #BAD_OFFSET}).
+         * @param status    why ({@link BatchValidator#validate} result, or {@link #BAD_OFFSET}).
          * @param expected  the offset the data expected there.
          * @param buffer    holds its first bytes from {@code index} ({@code available} of them).
          * @param index     its index in {@code buffer}.
@@ -117,7 +127,7 @@ final class BatchScanner
      * @param crc            CRC calculator.
      * @param maxBatchLength the longest batch accepted (longer length fields are damage).
      */
-    BatchScanner(final Crc32c crc, final int maxBatchLength)
+    public BatchScanner(final Crc32c crc, final int maxBatchLength)
     {
         this.crc = crc;
         this.maxBatchLength = maxBatchLength;
@@ -128,7 +138,7 @@ final class BatchScanner
      * @param limit   where its data may end.
      * @return a source over it.
      */
-    static Source mapped(final DirectBuffer mapping, final int limit)
+    public static Source mapped(final DirectBuffer mapping, final int limit)
     {
         return new Source()
         {
@@ -155,10 +165,24 @@ final class BatchScanner
             {
                 return (int)Math.max(0, limit - position);
             }
+
+            @Override
+            public long dataEnd(final long from, final long zeroRun)
+            {
+                long end = from;
+                for (long position = from; position < limit && position - end < zeroRun; position++)
+                {
+                    if (mapping.getByte((int)position) != 0)
+                    {
+                        end = position + 1;
+                    }
+                }
+                return end;
+            }
         };
     }
 
-    int maxBatchLength()
+    public int maxBatchLength()
     {
         return maxBatchLength;
     }
@@ -168,10 +192,10 @@ final class BatchScanner
      *
      * @param expected  the base offset it must have, or -1 for any.
      * @param verifyCrc whether its CRC is checked (else its structure only).
-     * @return {@link RecordBatch#VALID}, a {@link RecordBatch#validate} result, or {@link #BAD_OFFSET}. The
+     * @return {@link BatchValidator#VALID}, a {@link BatchValidator#validate} result, or {@link #BAD_OFFSET}. The
      *         batch's bytes are then at {@link #index()} in {@code source.buffer()}.
      */
-    int check(final Source source, final long position, final long expected, final boolean verifyCrc)
+    public int check(final Source source, final long position, final long expected, final boolean verifyCrc)
         throws IOException
     {
         index = source.load(position, RecordBatchDescriptor.HEADER_LENGTH);
@@ -182,8 +206,8 @@ final class BatchScanner
             index = source.load(position, claimed);
         }
         available = source.available(position);
-        final int status = RecordBatch.validate(buffer, index, available, maxBatchLength, verifyCrc ? crc : null);
-        if (status == RecordBatch.VALID && expected >= 0 &&
+        final int status = BatchValidator.validate(buffer, index, available, maxBatchLength, verifyCrc ? crc : null);
+        if (status == BatchValidator.VALID && expected >= 0 &&
             buffer.getLong(index + RecordBatchDescriptor.BASE_OFFSET_OFFSET) != expected)
         {
             return BAD_OFFSET;
@@ -192,19 +216,19 @@ final class BatchScanner
     }
 
     /** @return index in the source's buffer of the batch last checked. */
-    int index()
+    public int index()
     {
         return index;
     }
 
     /** @return bytes readable from the batch last checked. */
-    int available()
+    public int available()
     {
         return available;
     }
 
     /** @return the length field of the batch last checked (0 when fewer than 4 bytes were there). */
-    int claimed()
+    public int claimed()
     {
         return claimed;
     }
@@ -215,11 +239,11 @@ final class BatchScanner
      * @return the first 8-aligned position at or after {@code from} holding a batch that validates with its CRC
      *         and starts at or above {@code minBase}, or -1.
      */
-    long resync(final Source source, final long from, final long minBase) throws IOException
+    public long resync(final Source source, final long from, final long minBase) throws IOException
     {
         final long length = source.fileLength();
         final DirectBuffer buffer = source.buffer();
-        for (long position = Segment.align(from, RecordBatchDescriptor.FRAME_ALIGNMENT);
+        for (long position = (from + RecordBatchDescriptor.FRAME_ALIGNMENT - 1) & -RecordBatchDescriptor.FRAME_ALIGNMENT;
             position + RecordBatchDescriptor.HEADER_LENGTH <= length;
             position += RecordBatchDescriptor.FRAME_ALIGNMENT)
         {
@@ -231,8 +255,8 @@ final class BatchScanner
                 buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET) >= minBase)
             {
                 at = source.load(position, length0);
-                if (RecordBatch.validate(buffer, at, source.available(position), maxBatchLength, crc) ==
-                    RecordBatch.VALID)
+                if (BatchValidator.validate(buffer, at, source.available(position), maxBatchLength, crc) ==
+                    BatchValidator.VALID)
                 {
                     return position;
                 }
@@ -245,9 +269,9 @@ final class BatchScanner
      * @return the position after the last non-zero byte at or after {@code from}, or {@code from}; the search ends
      *         at the file end or after a run of zeros longer than any batch (data never holds one).
      */
-    long dataEnd(final FileWindow window, final long from) throws IOException
+    public long dataEnd(final Source source, final long from) throws IOException
     {
-        return window.dataEnd(from, (long)maxBatchLength + RecordBatchDescriptor.FRAME_ALIGNMENT);
+        return source.dataEnd(from, (long)maxBatchLength + RecordBatchDescriptor.FRAME_ALIGNMENT);
     }
 
     /**
@@ -260,7 +284,7 @@ final class BatchScanner
      *         any damage when not resuming), or after the batch at which the visitor stopped it. A last frame's
      *         padding may take it past the file end.
      */
-    long walk(
+    public long walk(
         final Source source,
         final long from,
         final long expected,
@@ -277,7 +301,7 @@ final class BatchScanner
         {
             final int status = check(source, position, next, verifyCrc);
             final DirectBuffer buffer = source.buffer();
-            if (status != RecordBatch.VALID && !resumed)
+            if (status != BatchValidator.VALID && !resumed)
             {
                 final long found;
                 if (claimed == 0)
@@ -331,13 +355,13 @@ final class BatchScanner
     }
 
     /** @return the offset after the last batch of the last {@link #walk} (its {@code expected} if none). */
-    long nextOffset()
+    public long nextOffset()
     {
         return nextOffset;
     }
 
     /** @return whether the visitor stopped the last {@link #walk}. */
-    boolean stoppedByVisitor()
+    public boolean stoppedByVisitor()
     {
         return stoppedByVisitor;
     }

@@ -1,4 +1,7 @@
-package io.tidemark.store;
+package io.tidemark.store.file;
+
+import io.tidemark.store.format.BatchScanner;
+import io.tidemark.store.format.RecordBatchDescriptor;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -12,8 +15,10 @@ import java.nio.channels.FileChannel;
  * file through a mapping: an active segment is a sparse file, and on some file systems (tmpfs) a read fault on a
  * hole allocates a page, so a full file system answers it with SIGBUS; {@code read(2)} of a hole returns zeros
  * without allocating. Single-threaded.
+ * <p>
+ * Internal: public only so that the store's recovery and its inspection tools share it; not part of the API.
  */
-final class FileWindow implements BatchScanner.Source
+public final class FileWindow implements BatchScanner.Source
 {
     private static final int INITIAL_CAPACITY = 1024 * 1024;
 
@@ -30,7 +35,7 @@ final class FileWindow implements BatchScanner.Source
      * @param fileLength  its length.
      * @param maxCapacity the most bytes one {@link #load} may need (the largest batch accepted).
      */
-    FileWindow(final FileChannel channel, final long fileLength, final int maxCapacity)
+    public FileWindow(final FileChannel channel, final long fileLength, final int maxCapacity)
     {
         this.channel = channel;
         this.fileLength = fileLength;
@@ -46,7 +51,7 @@ final class FileWindow implements BatchScanner.Source
      *
      * @return this.
      */
-    FileWindow wrap(final FileChannel channel, final long fileLength)
+    public FileWindow wrap(final FileChannel channel, final long fileLength)
     {
         this.channel = channel;
         this.fileLength = fileLength;
@@ -116,7 +121,8 @@ final class FileWindow implements BatchScanner.Source
      *
      * @return the position after the last non-zero byte found, or {@code from}.
      */
-    long dataEnd(final long from, final long zeroRun) throws IOException
+    @Override
+    public long dataEnd(final long from, final long zeroRun) throws IOException
     {
         long end = from;
         long position = from;

@@ -1,4 +1,4 @@
-package io.tidemark.store;
+package io.tidemark.store.format;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -6,7 +6,7 @@ import org.agrona.MutableDirectBuffer;
 /**
  * Encodes records in the {@link RecordDescriptor} layout into any buffer, outside a log: a producer builds a
  * run of records this way and the log's writer copies it into a batch in one go
- * ({@link BatchClaim#addRecords}). Stateless; thread-safe.
+ * ({@link io.tidemark.store.BatchClaim#addRecords}). Stateless; thread-safe.
  */
 public final class RecordEncoder
 {
@@ -31,7 +31,7 @@ public final class RecordEncoder
      * @param buffer        destination.
      * @param offset        index in {@code buffer}.
      * @param offsetDelta   position of the record in its run (0, 1, 2, ...).
-     * @param timestamp     epoch millis, or {@link BatchClaim#NOW} to let the log stamp it.
+     * @param timestamp     epoch millis, or {@link io.tidemark.store.BatchClaim#NOW} to let the log stamp it.
      * @param key           key, or null.
      * @param keyOffset     index of the key.
      * @param keyLength     key length (ignored when null).

@@ -1,4 +1,18 @@
-package io.tidemark.store;
+package io.tidemark.store.inspect;
+
+import io.tidemark.store.MissingJvmFlagException;
+import io.tidemark.store.RecordBatch;
+import io.tidemark.store.StorageErrorCode;
+import io.tidemark.store.StorageException;
+import io.tidemark.store.file.CheckpointFile;
+import io.tidemark.store.file.FileWindow;
+import io.tidemark.store.format.BatchScanner;
+import io.tidemark.store.format.CheckpointDescriptor;
+import io.tidemark.store.format.Crc32c;
+import io.tidemark.store.format.IndexDescriptor;
+import io.tidemark.store.format.LogFiles;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.SegmentFiles;
 
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
@@ -17,7 +31,7 @@ import java.util.List;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 
-import static io.tidemark.store.RecordBatchDescriptor.HEADER_LENGTH;
+import static io.tidemark.store.format.RecordBatchDescriptor.HEADER_LENGTH;
 
 /**
  * Read-only inspection of a log directory, for tools (dump, verify, read-only tailing) and tests: lists the
@@ -34,29 +48,29 @@ import static io.tidemark.store.RecordBatchDescriptor.HEADER_LENGTH;
  *     inspector.walk(segment, (info, batch) -> { System.out.println(info); return true; });
  * }
  * }</pre>
- * Layouts: {@link RecordBatchDescriptor}, {@link OffsetIndex} (8-byte entries: relative offset, position),
- * {@link TimeIndex} (12-byte entries: timestamp, relative offset), {@link LogCheckpoint}, {@link LogDirectory}.
+ * Layouts: {@link RecordBatchDescriptor}, {@link IndexDescriptor} (the offset and time indexes),
+ * {@link CheckpointDescriptor} ({@code log.checkpoint}, {@code log.meta}), {@link LogFiles} (the names).
  * <p>
  * Not thread-safe: one inspector per thread. It holds no open file between calls.
  */
 public final class LogInspector
 {
     /** Name of the checkpoint file. */
-    public static final String CHECKPOINT_FILE = LogCheckpoint.FILE_NAME;
+    public static final String CHECKPOINT_FILE = LogFiles.CHECKPOINT_FILE;
     /** Name of the meta file. */
-    public static final String META_FILE = LogDirectory.META_FILE;
+    public static final String META_FILE = LogFiles.META_FILE;
     /** Name of the lock file. */
-    public static final String LOCK_FILE = LogDirectory.LOCK_FILE;
+    public static final String LOCK_FILE = LogFiles.LOCK_FILE;
     /** Name of the clean-shutdown marker. */
-    public static final String CLEAN_SHUTDOWN_FILE = LogDirectory.CLEAN_SHUTDOWN_FILE;
+    public static final String CLEAN_SHUTDOWN_FILE = LogFiles.CLEAN_SHUTDOWN_FILE;
     /** Name of the counters file a log without an application counters manager writes. */
-    public static final String COUNTERS_FILE = LogDirectory.COUNTERS_FILE;
+    public static final String COUNTERS_FILE = LogFiles.COUNTERS_FILE;
     /** Length of an offset index entry. */
-    public static final int OFFSET_INDEX_ENTRY_LENGTH = OffsetIndex.ENTRY_LENGTH;
+    public static final int OFFSET_INDEX_ENTRY_LENGTH = IndexDescriptor.OFFSET_INDEX_ENTRY_LENGTH;
     /** Length of a time index entry. */
-    public static final int TIME_INDEX_ENTRY_LENGTH = TimeIndex.ENTRY_LENGTH;
+    public static final int TIME_INDEX_ENTRY_LENGTH = IndexDescriptor.TIME_INDEX_ENTRY_LENGTH;
 
-    private static final int META_LENGTH = CheckpointFile.FIELDS_OFFSET + 8 + 4;
+    private static final int META_LENGTH = CheckpointDescriptor.META_LENGTH;
 
     private final Path dir;
     private final BatchScanner scanner = new BatchScanner(new Crc32c(), Integer.MAX_VALUE);
@@ -257,8 +271,8 @@ public final class LogInspector
     public Meta meta()
     {
         final ByteBuffer in = ByteBuffer.allocate(META_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        final CheckpointFile.Status status = readCheckpointFile(dir.resolve(META_FILE), LogDirectory.META_MAGIC, in);
-        return new Meta(status, status == CheckpointFile.Status.OK ? in.getLong(CheckpointFile.FIELDS_OFFSET) : -1);
+        final CheckpointFile.Status status = readCheckpointFile(dir.resolve(META_FILE), CheckpointDescriptor.META_MAGIC, in);
+        return new Meta(status, status == CheckpointFile.Status.OK ? in.getLong(CheckpointDescriptor.META_CREATION_TIME_OFFSET) : -1);
     }
 
     /**
@@ -268,14 +282,14 @@ public final class LogInspector
      */
     public Checkpoint checkpoint()
     {
-        final ByteBuffer in = ByteBuffer.allocate(LogCheckpoint.LENGTH).order(ByteOrder.LITTLE_ENDIAN);
-        CheckpointFile.Status status = readCheckpointFile(dir.resolve(CHECKPOINT_FILE), LogCheckpoint.MAGIC, in);
+        final ByteBuffer in = ByteBuffer.allocate(CheckpointDescriptor.LOG_CHECKPOINT_LENGTH).order(ByteOrder.LITTLE_ENDIAN);
+        CheckpointFile.Status status = readCheckpointFile(dir.resolve(CHECKPOINT_FILE), CheckpointDescriptor.LOG_CHECKPOINT_MAGIC, in);
         long recoveryPoint = -1;
         long logStartOffset = -1;
         if (status == CheckpointFile.Status.OK)
         {
-            recoveryPoint = in.getLong(LogCheckpoint.RECOVERY_POINT_OFFSET);
-            logStartOffset = in.getLong(LogCheckpoint.LOG_START_OFFSET_OFFSET);
+            recoveryPoint = in.getLong(CheckpointDescriptor.RECOVERY_POINT_OFFSET);
+            logStartOffset = in.getLong(CheckpointDescriptor.LOG_START_OFFSET_OFFSET);
             if (recoveryPoint < 0 || logStartOffset < 0)
             {
                 status = CheckpointFile.Status.CORRUPT;
@@ -549,7 +563,7 @@ public final class LogInspector
      */
     public IndexContent offsetIndex(final SegmentInfo segment)
     {
-        return readIndex(segment.offsetIndex(), segment.baseOffset(), OffsetIndex.ENTRY_LENGTH);
+        return readIndex(segment.offsetIndex(), segment.baseOffset(), IndexDescriptor.OFFSET_INDEX_ENTRY_LENGTH);
     }
 
     /**
@@ -558,7 +572,7 @@ public final class LogInspector
      */
     public IndexContent timeIndex(final SegmentInfo segment)
     {
-        return readIndex(segment.timeIndex(), segment.baseOffset(), TimeIndex.ENTRY_LENGTH);
+        return readIndex(segment.timeIndex(), segment.baseOffset(), IndexDescriptor.TIME_INDEX_ENTRY_LENGTH);
     }
 
     private static IndexContent readIndex(final Path file, final long baseOffset, final int entryLength)
@@ -605,7 +619,7 @@ public final class LogInspector
         for (int i = 0; i < entries; i++)
         {
             final int at = i * entryLength;
-            if (entryLength == OffsetIndex.ENTRY_LENGTH)
+            if (entryLength == IndexDescriptor.OFFSET_INDEX_ENTRY_LENGTH)
             {
                 offsets[i] = baseOffset + buffer.getInt(at);
                 values[i] = buffer.getInt(at + 4);
