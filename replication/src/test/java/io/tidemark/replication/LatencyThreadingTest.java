@@ -1,6 +1,6 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.FileSync;
+import io.tidemark.store.file.FileSync;
 import io.tidemark.store.LogContext;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
