@@ -6,6 +6,7 @@ import io.tidemark.replication.PartitionState;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.zookeeper.ControllerFencedException;
 import io.tidemark.zookeeper.ZooKeeperControllerElection;
+import io.tidemark.zookeeper.ZooKeeperControllerFailover;
 import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
@@ -32,6 +33,26 @@ import java.util.List;
  * cannot be listed) backs off between attempts, doubling from {@link #FIRST_RETRY_MS} up to {@link #MAX_RETRY_MS},
  * without bumping the controller epoch (the store claims it only after a successful read), and after
  * {@link #STEP_DOWN_AFTER} failures in a row leaves the election for a while, so that another host can take over.
+ * <p>
+ * <b>Failover without the ZooKeeper session.</b> While this host runs the controller, a thread of its own announces
+ * it to every host every {@link #ANNOUNCE_INTERVAL_MS} ({@link Controller#announce}), as long as this role's duty
+ * cycle has run within {@link #STUCK_MS} (a cycle slow in ZooKeeper is not a dead controller; one stuck for good is).
+ * While another host runs it, this role watches the announcements the control channel records
+ * ({@link ControlChannel#controllerHeardNanos}); after {@code controller.timeout.ms} of silence it votes against the
+ * controller and deposes it once a majority agrees, by the rule and failure cases of
+ * {@link ZooKeeperControllerFailover}. A host whose own duty cycle was held up for half the timeout starts watching
+ * afresh (its silence may be its own), and so does one that sees a new controller elected (it gets a whole timeout to
+ * load and speak). A controller that finds itself deposed stops at once (its store is fenced already) and joins the
+ * election again at the end of the line; the new controller gives the deposed host a grace of two heartbeat
+ * intervals instead of a whole session. A lost ZooKeeper connection does not stop the controller: its election lives
+ * as long as its session (writes meanwhile fail and are decided again), so a ZooKeeper restart costs no controller
+ * and no epoch.
+ * <p>
+ * <b>Defaults and why.</b> Announcements every 100 ms and a timeout of 1,000 ms: a scheduler stall of several
+ * hundred ms (the load of this 2-core machine) on the controller's host is ridden out, a stall of a voter is
+ * discounted (see above), and a false suspicion needs a majority of hosts to miss ten announcements in a row.
+ * The grace of the deposed host (two heartbeat intervals, 1 s for a host process) lets a controller that was merely
+ * cut off from the other hosts, but reaches the new controller, keep its leaderships.
  */
 final class ControllerRole implements Runnable, AutoCloseable
 {
@@ -130,6 +151,20 @@ final class ControllerRole implements Runnable, AutoCloseable
     static final long RECHECK_MS = 5_000;
     static final long NAME_DAMAGED_EVERY_MS = 60_000;
 
+    /** How often the controller announces itself to the hosts. */
+    static final long ANNOUNCE_INTERVAL_MS = 100;
+    /** A duty cycle stuck for longer stops the announcements, so that the hosts depose this controller. */
+    static final long STUCK_MS = 10_000;
+
+    private final ZooKeeperControllerFailover failover;
+    private final long controllerTimeoutNs;
+    private final Thread announcer;
+    private volatile long dutyStartedNs = System.nanoTime();
+    private int watchedController = -1;
+    private long watchedSinceNs;
+    private long lastWatchNs = System.nanoTime();
+    private long nextVoteNs;
+
     private int failedStarts;
     private long nextStartMs;
     private long rejoinElectionMs;
@@ -141,7 +176,7 @@ final class ControllerRole implements Runnable, AutoCloseable
      */
     ControllerRole(final int hostId, final CuratorFramework client, final String root,
         final ReplicationContext ctx, final ZooKeeperHostLiveness liveness, final ControlChannel channel,
-        final ErrorHandler errorHandler)
+        final ErrorHandler errorHandler, final int clusterSize)
     {
         this.hostId = hostId;
         this.client = client;
@@ -150,6 +185,10 @@ final class ControllerRole implements Runnable, AutoCloseable
         this.errorHandler = errorHandler;
         this.liveness = liveness;
         this.ctx = ctx;
+        this.controllerTimeoutNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(ctx.controllerTimeoutMs());
+        this.failover = new ZooKeeperControllerFailover(client, root, hostId, clusterSize,
+            2 * ctx.controllerTimeoutMs());
+        clearStaleCandidacies();
         this.election = new ZooKeeperControllerElection(client, root, hostId, null);
         this.adminRequests = org.apache.curator.framework.recipes.cache.CuratorCache.build(client,
             root + "/" + CREATE_TOPIC);
@@ -158,12 +197,58 @@ final class ControllerRole implements Runnable, AutoCloseable
         adminRequests.start();
         this.thread = new Thread(this, "tidemark-controller-role-" + hostId);
         thread.setDaemon(true);
+        this.announcer = new Thread(this::announce, "tidemark-controller-announcer-" + hostId);
+        announcer.setDaemon(true);
+    }
+
+    /** A previous incarnation of this host, killed, may have left its candidacy: it must not wait out a session. */
+    private void clearStaleCandidacies()
+    {
+        try
+        {
+            final int cleared = failover.deleteStaleCandidacies(client.getZookeeperClient().getZooKeeper()
+                .getSessionId());
+            if (cleared > 0)
+            {
+                logger.log(System.Logger.Level.INFO, "host " + hostId + " removed " + cleared + " controller " +
+                    "candidacy left by its previous incarnation (the controller epoch moved past it)");
+            }
+        }
+        catch (final Exception ex)
+        {
+            logger.log(System.Logger.Level.WARNING, "host " + hostId + ": cannot clear the candidacy of its " +
+                "previous incarnation (it ends with that session): " + ex);
+        }
     }
 
     void start()
     {
         refreshControllerHost();
         thread.start();
+        announcer.start();
+    }
+
+    /** The announcer thread: {@link Controller#announce} every {@link #ANNOUNCE_INTERVAL_MS} while not stuck. */
+    private void announce()
+    {
+        final long stuckNs = java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(STUCK_MS);
+        while (running)
+        {
+            final Controller current = controller;
+            if (null != current && System.nanoTime() - dutyStartedNs < stuckNs)
+            {
+                try
+                {
+                    current.announce();
+                }
+                catch (final RuntimeException ex)
+                {
+                    errorHandler.onError(ex);
+                }
+            }
+            java.util.concurrent.locks.LockSupport.parkNanos(
+                java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(ANNOUNCE_INTERVAL_MS));
+        }
     }
 
     /** @return the host id whose process runs the controller, or -1 while none is known. */
@@ -192,6 +277,7 @@ final class ControllerRole implements Runnable, AutoCloseable
         final IdleStrategy idle = new io.tidemark.aeron.QuietIdleStrategy();
         while (running)
         {
+            dutyStartedNs = System.nanoTime();
             int work = 0;
             try
             {
@@ -225,10 +311,22 @@ final class ControllerRole implements Runnable, AutoCloseable
             election = new ZooKeeperControllerElection(client, root, hostId, null);
             logger.log(System.Logger.Level.INFO, "host " + hostId + " joins the controller election again");
         }
+        if (null != election && election.deposed())
+        {
+            logger.log(System.Logger.Level.WARNING, "host " + hostId + " was deposed as controller by a majority of " +
+                "hosts that could not hear it; it stops and joins the election again");
+            stopController();
+            election.close();
+            election = new ZooKeeperControllerElection(client, root, hostId, null);
+            controllerHost = -1;
+            work++;
+        }
         if (null != election && now >= nextElectionCheckMs)
         {
             nextElectionCheckMs = now + 20;
-            final boolean elected = election.isController() && client.getZookeeperClient().isConnected();
+            // not the connection: a controller cut off from ZooKeeper for less than its session stays the controller
+            // (its writes fail meanwhile and are decided again), so that a ZooKeeper restart costs no controller
+            final boolean elected = election.isController();
             if (elected && null == controller && now >= nextStartMs)
             {
                 tryStartController(now);
@@ -258,7 +356,59 @@ final class ControllerRole implements Runnable, AutoCloseable
             }
             work += watchDamaged(now);
         }
+        else
+        {
+            work += watchController(System.nanoTime());
+        }
         return work;
+    }
+
+    /**
+     * Watch the elected controller's announcements; after the controller timeout of silence, vote against it and
+     * depose it once a majority agrees ({@link ZooKeeperControllerFailover}); withdraw the vote when it speaks again.
+     */
+    private int watchController(final long nowNs)
+    {
+        final long gapNs = nowNs - lastWatchNs;
+        lastWatchNs = nowNs;
+        final int current = controllerHost;
+        if (current < 0 || current == hostId)
+        {
+            watchedController = -1;
+            failover.withdraw();
+            return 0;
+        }
+        if (current != watchedController || gapNs > controllerTimeoutNs / 2)
+        {
+            // a new controller gets a whole timeout to load and speak; after a stall of this host's own, its silence
+            // may be ours: watch afresh
+            watchedController = current;
+            watchedSinceNs = nowNs;
+        }
+        final long heard = channel.controllerHeardNanos(hostId);
+        final long lastSign = 0 != heard && heard - watchedSinceNs > 0 ? heard : watchedSinceNs;
+        if (nowNs - lastSign <= controllerTimeoutNs)
+        {
+            failover.withdraw();
+            return 0;
+        }
+        if (nowNs - nextVoteNs < 0)
+        {
+            return 0;
+        }
+        nextVoteNs = nowNs + java.util.concurrent.TimeUnit.MILLISECONDS.toNanos(ANNOUNCE_INTERVAL_MS);
+        final ZooKeeperControllerFailover.Incumbent incumbent = failover.incumbent();
+        if (null == incumbent || incumbent.hostId() != current)
+        {
+            return 0; // the election moved: the next read of it catches up
+        }
+        failover.suspect(incumbent);
+        if (failover.tryDepose(incumbent))
+        {
+            logger.log(System.Logger.Level.WARNING, "host " + hostId + " deposed the controller on host " + current +
+                ": a majority of the cluster's hosts did not hear it for " + ctx.controllerTimeoutMs() + " ms");
+        }
+        return 1;
     }
 
     /**
@@ -375,6 +525,15 @@ final class ControllerRole implements Runnable, AutoCloseable
         store = new ZooKeeperControllerStore(client, root, false, channel.maxHosts());
         controller = new Controller(store, ctx, channel);
         controllerHost = hostId;
+        failover.withdraw();
+        final int deposed = ZooKeeperControllerFailover.deposedBefore(client, root, store.controllerEpoch());
+        if (deposed >= 0 && deposed != hostId)
+        {
+            // a majority could not hear that host: it keeps its leaderships only if it heartbeats to us soon
+            controller.shortenGrace(deposed, 2 * ctx.hostHeartbeatIntervalMs());
+            logger.log(System.Logger.Level.INFO, "controller: host " + deposed + ", the deposed controller, has " +
+                2 * ctx.hostHeartbeatIntervalMs() + " ms to heartbeat before its leaderships move");
+        }
         nextNamingMs = 0;
         nextRecheckMs = System.currentTimeMillis() + RECHECK_MS;
         publishLimits();
@@ -601,6 +760,7 @@ final class ControllerRole implements Runnable, AutoCloseable
         running = false;
         try
         {
+            announcer.join(1_000);
             thread.join(5_000);
         }
         catch (final InterruptedException ex)

@@ -220,7 +220,8 @@ public final class TidemarkHost implements AutoCloseable
                     });
                 }
             });
-            this.role = new ControllerRole(hostId, client, root, ctx, liveness, channel, errorHandler);
+            this.role = new ControllerRole(hostId, client, root, ctx, liveness, channel, errorHandler,
+                config.endpoints().size());
             link.role = role;
             resources.push(role);
             role.start();

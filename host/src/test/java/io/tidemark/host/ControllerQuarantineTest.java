@@ -96,7 +96,7 @@ class ControllerQuarantineTest
             });
             final AtomicInteger errors = new AtomicInteger();
             try (ControllerRole role = new ControllerRole(0, admin, ROOT, ctx.hostLiveness(liveness).conclude(),
-                liveness, channel, (t) -> errors.incrementAndGet()))
+                liveness, channel, (t) -> errors.incrementAndGet(), 1))
             {
                 role.start();
                 assertTrue(ProcessCluster.await(role::isController, 30_000), "elected");
@@ -158,7 +158,7 @@ class ControllerQuarantineTest
             final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(admin, ROOT);
             final ControlChannel channel = new ControlChannel(3);
             try (ControllerRole role = new ControllerRole(0, admin, ROOT, new ReplicationContext()
-                .hostLiveness(liveness).conclude(), liveness, channel, (t) -> { }))
+                .hostLiveness(liveness).conclude(), liveness, channel, (t) -> { }, 1))
             {
                 role.start();
                 // three attempts (100, 200 ms apart), then it leaves the election for the back-off
@@ -193,7 +193,7 @@ class ControllerQuarantineTest
             ZooKeeperHostLiveness.register(admin, ROOT, 0, 10_000);
             final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(admin, ROOT);
             try (ControllerRole role = new ControllerRole(0, admin, ROOT, new ReplicationContext()
-                .hostLiveness(liveness).conclude(), liveness, new ControlChannel(3), (t) -> { }))
+                .hostLiveness(liveness).conclude(), liveness, new ControlChannel(3), (t) -> { }, 1))
             {
                 role.start();
                 assertTrue(ProcessCluster.await(() -> null != role.controller() &&

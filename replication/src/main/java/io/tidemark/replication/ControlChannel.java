@@ -31,6 +31,9 @@ public final class ControlChannel
     private final AtomicLong misattributed = new AtomicLong();
     private final RateLimitedLog log = new RateLimitedLog(System.getLogger(ControlChannel.class.getName()));
     private final AtomicLong unsent = new AtomicLong();
+    private final java.util.concurrent.atomic.AtomicLongArray controllerHeardNs;
+    private final java.util.concurrent.atomic.AtomicLongArray controllerEpochHeard;
+    private final AtomicLong staleController = new AtomicLong();
 
     /**
      * Carries control messages to other processes. Implementations are thread-safe.
@@ -74,6 +77,8 @@ public final class ControlChannel
             queues.add(new ManyToOneConcurrentArrayQueue<>(CAPACITY));
         }
         toHosts = java.util.List.copyOf(queues);
+        controllerHeardNs = new java.util.concurrent.atomic.AtomicLongArray(maxHosts);
+        controllerEpochHeard = new java.util.concurrent.atomic.AtomicLongArray(maxHosts);
         this.localHost = localHost;
         this.link = link;
     }
@@ -146,7 +151,55 @@ public final class ControlChannel
         {
             return misattributed(fromHost, message);
         }
+        if (message instanceof ControlMessage.ControllerAlive alive)
+        {
+            return controllerAlive(destination, alive.controllerEpoch());
+        }
         return toHosts.get(destination).offer(message);
+    }
+
+    /**
+     * A host heard the controller announce itself alive in {@code epoch}: recorded for {@link #controllerHeardNanos},
+     * unless a newer controller epoch was heard before (a deposed controller, or a replayed message: stale, counted
+     * and ignored).
+     */
+    private boolean controllerAlive(final int host, final long epoch)
+    {
+        while (true)
+        {
+            final long heard = controllerEpochHeard.get(host);
+            if (epoch < heard)
+            {
+                staleController.incrementAndGet();
+                return false;
+            }
+            if (controllerEpochHeard.compareAndSet(host, heard, epoch))
+            {
+                controllerHeardNs.set(host, Math.max(1, System.nanoTime()));
+                return true;
+            }
+        }
+    }
+
+    /**
+     * @return the {@link System#nanoTime} at which {@code host} (of this process) last heard the controller announce
+     *         itself alive, or 0 when it never did. The host process suspects the controller dead when this grows old.
+     */
+    public long controllerHeardNanos(final int host)
+    {
+        return controllerHeardNs.get(host);
+    }
+
+    /** @return the highest controller epoch {@code host} heard announced, or 0. */
+    public long controllerEpochHeard(final int host)
+    {
+        return controllerEpochHeard.get(host);
+    }
+
+    /** @return controller announcements dropped because their host had heard a newer controller epoch. */
+    public long staleControllerMessages()
+    {
+        return staleController.get();
     }
 
     private boolean malformed(final String detail)
@@ -239,6 +292,11 @@ public final class ControlChannel
         }
         if (localHost.test(host))
         {
+            if (message instanceof ControlMessage.ControllerAlive alive)
+            {
+                controllerAlive(host, alive.controllerEpoch());
+                return;
+            }
             toHosts.get(host).offer(message);
         }
         else

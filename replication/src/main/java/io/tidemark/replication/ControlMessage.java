@@ -81,4 +81,14 @@ sealed interface ControlMessage
     record SessionExpired(int hostId) implements ControlMessage
     {
     }
+
+    /**
+     * Controller to host, every heartbeat interval: the controller of {@code controllerEpoch} is alive. A host that
+     * has not heard it from the host elected as controller for longer than the controller timeout suspects the
+     * controller dead (see the host module's controller role and {@code ZooKeeperControllerFailover}); a message of
+     * an older epoch than one the host already heard is stale and ignored. {@code hostId} is the destination.
+     */
+    record ControllerAlive(int hostId, long controllerEpoch) implements ControlMessage
+    {
+    }
 }

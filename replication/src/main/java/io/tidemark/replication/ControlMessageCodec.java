@@ -49,6 +49,9 @@ import static java.nio.ByteOrder.LITTLE_ENDIAN;
  *
  *  SESSION_EXPIRED (8), controller -> host
  *  |     Host Id     |  4                                                 length 8
+ *
+ *  CONTROLLER_ALIVE (9), controller -> host
+ *  |     Host Id     |     Controller Epoch (int64)      |  4, 8          length 16
  * </pre>
  * A message fills its {@code length} exactly: {@link #decode} rejects missing and trailing bytes alike.
  * <p>
@@ -72,6 +75,7 @@ public final class ControlMessageCodec
     static final int ALTER_ISR_RESPONSE = 6;
     static final int REGISTERED = 7;
     static final int SESSION_EXPIRED = 8;
+    static final int CONTROLLER_ALIVE = 9;
 
     static final int VERSION_OFFSET = 0;
     static final int TYPE_OFFSET = 1;
@@ -216,6 +220,10 @@ public final class ControlMessageCodec
         {
             return SESSION_EXPIRED;
         }
+        if (message instanceof ControlMessage.ControllerAlive)
+        {
+            return CONTROLLER_ALIVE;
+        }
         throw new IllegalArgumentException("unknown control message: " + message);
     }
 
@@ -266,6 +274,10 @@ public final class ControlMessageCodec
         if (message instanceof ControlMessage.SessionExpired expired)
         {
             return expired.hostId();
+        }
+        if (message instanceof ControlMessage.ControllerAlive alive)
+        {
+            return alive.hostId();
         }
         return NO_DESTINATION_HOST;
     }
@@ -348,6 +360,10 @@ public final class ControlMessageCodec
         else if (message instanceof ControlMessage.Registered registered)
         {
             putHost(buffer, offset, registered.hostId(), registered.incarnation());
+        }
+        else if (message instanceof ControlMessage.ControllerAlive alive)
+        {
+            putHost(buffer, offset, alive.hostId(), alive.controllerEpoch());
         }
         else
         {
@@ -459,7 +475,7 @@ public final class ControlMessageCodec
         final int flags = buffer.getShort(offset + FLAGS_OFFSET, LITTLE_ENDIAN) & 0xFFFF;
         return switch (type)
         {
-            case REGISTER_HOST, HEARTBEAT, UNREGISTER_HOST, REGISTERED, SESSION_EXPIRED ->
+            case REGISTER_HOST, HEARTBEAT, UNREGISTER_HOST, REGISTERED, SESSION_EXPIRED, CONTROLLER_ALIVE ->
                 decodeHostMessage(type, buffer, offset, length, flags);
             case ALTER_ISR -> decodeAlterIsr(buffer, offset, length, flags);
             case PARTITION_UPDATE -> decodePartitionUpdate(buffer, offset, length, flags);
@@ -488,6 +504,7 @@ public final class ControlMessageCodec
                 new ControlMessage.Heartbeat(hostId, incarnation, buffer.getLong(offset + STATE_DIGEST_OFFSET,
                 LITTLE_ENDIAN));
             case UNREGISTER_HOST -> new ControlMessage.UnregisterHost(hostId, incarnation);
+            case CONTROLLER_ALIVE -> new ControlMessage.ControllerAlive(hostId, incarnation);
             default -> new ControlMessage.Registered(hostId, incarnation);
         };
     }

@@ -28,7 +28,9 @@ public final class Controller implements Agent
     private final ControlChannel channel;
     private final ControllerStore store;
     private final Map<Integer, Session> sessions = new HashMap<>();
-    private Session[] sessionArray = new Session[0];
+    /** Replaced, never changed in place; volatile for {@link #announce}, which runs on another thread. */
+    private volatile Session[] sessionArray = new Session[0];
+    private final long controllerEpoch;
     private final Consumer<ControlMessage> handler = this::onMessage;
     private final System.Logger logger = System.getLogger(Controller.class.getName());
     private final RateLimitedLog remoteLog = new RateLimitedLog(logger);
@@ -90,6 +92,7 @@ public final class Controller implements Agent
         this.clock = ctx.epochClock();
         this.channel = channel;
         this.store = store;
+        this.controllerEpoch = store.controllerEpoch();
         for (final PartitionState state : store.all())
         {
             expectHosts(state.assignedReplicas(), false);
@@ -111,6 +114,41 @@ public final class Controller implements Agent
                 session.incarnation = -1;
                 session.neverRegistered = firstSeen;
             }
+        }
+    }
+
+    /**
+     * Tell every host this controller has a session for that the controller of {@link #controllerEpoch()} is alive
+     * ({@link ControlMessage.ControllerAlive}); the host process calls it every heartbeat interval. Thread-safe and
+     * not serialized with {@link #doWork}: a duty cycle held up in a ZooKeeper write must not make the hosts depose a
+     * controller that is slow but alive (the caller decides how long a stuck duty cycle may go on announcing).
+     */
+    public void announce()
+    {
+        for (final Session session : sessionArray)
+        {
+            channel.toHost(session.hostId, new ControlMessage.ControllerAlive(session.hostId, controllerEpoch));
+        }
+    }
+
+    /** @return the controller epoch of the store this controller was opened over (0 for a store without one). */
+    public long controllerEpoch()
+    {
+        return controllerEpoch;
+    }
+
+    /**
+     * Shorten the grace of a host a majority of the cluster could not hear as the previous controller: its session
+     * expires {@code graceMs} from now unless it heartbeats (a host that is alive and reaches this controller keeps
+     * its leaderships; a dead one loses them in {@code graceMs}, not a whole session).
+     */
+    public synchronized void shortenGrace(final int hostId, final long graceMs)
+    {
+        final Session session = sessions.get(hostId);
+        if (null != session && session.alive && session.incarnation == -1)
+        {
+            session.lastHeartbeatMs = Math.min(session.lastHeartbeatMs,
+                clock.time() - ctx.hostSessionTimeoutMs() + Math.max(0, graceMs));
         }
     }
 

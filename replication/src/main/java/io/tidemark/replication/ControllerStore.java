@@ -38,6 +38,15 @@ public interface ControllerStore extends AutoCloseable
     /** @return every partition's state that could be read, by ascending id. */
     List<PartitionState> all();
 
+    /**
+     * @return the controller epoch this store claimed when it opened (every controller taking over bumps it; writes
+     *         of a store opened under an older one are fenced), or 0 for a store of one process, which has no rival.
+     */
+    default long controllerEpoch()
+    {
+        return 0;
+    }
+
     /** @return the number of partitions: every id in {@code [0, size())} exists, damaged ones included. */
     int size();
 

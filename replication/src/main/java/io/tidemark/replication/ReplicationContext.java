@@ -58,6 +58,11 @@ public final class ReplicationContext
     public static final String HOST_SESSION_TIMEOUT_MS = "host.session.timeout.ms";
     /** How often a host heartbeats to the controller. Default 100. */
     public static final String HOST_HEARTBEAT_INTERVAL_MS = "host.heartbeat.interval.ms";
+    /**
+     * Host processes: a controller not heard for longer is suspected dead, and a majority of suspecting hosts deposes
+     * it without waiting for its ZooKeeper session (the controller announces itself every 100 ms). Default 1000.
+     */
+    public static final String CONTROLLER_TIMEOUT_MS = "controller.timeout.ms";
     /** How often replicas checkpoint their high watermark. Default 1000. */
     public static final String HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = "replica.high.watermark.checkpoint.interval.ms";
     /** Capacity of each host's inbound request ring (power of two). Default 1 MiB. */
@@ -77,7 +82,7 @@ public final class ReplicationContext
     public static final Set<String> KEYS = Set.of(REPLICA_LAG_TIME_MAX_MS, REPLICA_LAG_MAX_MESSAGES,
         MIN_INSYNC_REPLICAS, UNCLEAN_LEADER_ELECTION_ENABLE, REPLICA_FETCH_MAX_BYTES, REPLICA_FETCH_WAIT_MAX_MS,
         REPLICA_FETCH_BACKOFF_MS, REQUEST_TIMEOUT_MS, HOST_SESSION_TIMEOUT_MS, HOST_HEARTBEAT_INTERVAL_MS,
-        HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, TRANSPORT_REQUEST_RING_BYTES, TRANSPORT_RESPONSE_RING_BYTES,
+        CONTROLLER_TIMEOUT_MS, HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, TRANSPORT_REQUEST_RING_BYTES, TRANSPORT_RESPONSE_RING_BYTES,
         PRODUCE_RING_BYTES, TOPIC_PARTITIONS_MAX, HOST_REPLICAS_MAX, HOST_PRETOUCH_BUDGET_BYTES);
 
     /** Longest timeout or wait a setting may take: larger ones overflow arithmetic further on, or never end. */
@@ -121,6 +126,7 @@ public final class ReplicationContext
     private long requestTimeoutMs = 30_000;
     private long hostSessionTimeoutMs = 600;
     private long hostHeartbeatIntervalMs = 100;
+    private long controllerTimeoutMs = 1000;
     private long highWatermarkCheckpointIntervalMs = 1000;
     private int transportRequestRingBytes = 1024 * 1024;
     private int transportResponseRingBytes = 16 * 1024 * 1024;
@@ -163,6 +169,7 @@ public final class ReplicationContext
                 case REQUEST_TIMEOUT_MS: ctx.requestTimeoutMs(parseLong(key, value)); break;
                 case HOST_SESSION_TIMEOUT_MS: ctx.hostSessionTimeoutMs(parseLong(key, value)); break;
                 case HOST_HEARTBEAT_INTERVAL_MS: ctx.hostHeartbeatIntervalMs(parseLong(key, value)); break;
+                case CONTROLLER_TIMEOUT_MS: ctx.controllerTimeoutMs(parseLong(key, value)); break;
                 case HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS:
                     ctx.highWatermarkCheckpointIntervalMs(parseLong(key, value));
                     break;
@@ -219,6 +226,7 @@ public final class ReplicationContext
         range(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, MAX_TIMEOUT_MS);
         range(HOST_HEARTBEAT_INTERVAL_MS, hostHeartbeatIntervalMs, 1, 60_000);
         range(HOST_SESSION_TIMEOUT_MS, hostSessionTimeoutMs, 2 * hostHeartbeatIntervalMs, 600_000);
+        range(CONTROLLER_TIMEOUT_MS, controllerTimeoutMs, 300, 600_000);
         range(TOPIC_PARTITIONS_MAX, topicPartitionsMax, 1, 65_536);
         range(HOST_REPLICAS_MAX, hostReplicasMax, 1, 65_536);
         range(HOST_PRETOUCH_BUDGET_BYTES, hostPretouchBudgetBytes, 0, 1L << 40);
@@ -398,6 +406,20 @@ public final class ReplicationContext
     public long hostHeartbeatIntervalMs()
     {
         return hostHeartbeatIntervalMs;
+    }
+
+    /** @param v see {@link #CONTROLLER_TIMEOUT_MS}. @return this */
+    public ReplicationContext controllerTimeoutMs(final long v)
+    {
+        checkNotConcluded();
+        controllerTimeoutMs = v;
+        return this;
+    }
+
+    /** @return see {@link #CONTROLLER_TIMEOUT_MS}. */
+    public long controllerTimeoutMs()
+    {
+        return controllerTimeoutMs;
     }
 
     /** @param v see {@link #HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS}. @return this */

@@ -59,15 +59,17 @@ class ControlMessageCodecTest
             new ControlMessage.Registered(2, Long.MAX_VALUE),
             new ControlMessage.Registered(0, Long.MIN_VALUE),
             new ControlMessage.SessionExpired(0),
-            new ControlMessage.SessionExpired(Integer.MAX_VALUE));
+            new ControlMessage.SessionExpired(Integer.MAX_VALUE),
+            new ControlMessage.ControllerAlive(1, 7),
+            new ControlMessage.ControllerAlive(Integer.MAX_VALUE, Long.MAX_VALUE));
     }
 
     @Test
     void samplesCoverEveryTypeAndEdge()
     {
-        final boolean[] seen = new boolean[9];
+        final boolean[] seen = new boolean[10];
         messages().forEach((m) -> seen[ControlMessageCodec.typeOf(m)] = true);
-        for (int type = 1; type <= 8; type++)
+        for (int type = 1; type <= 9; type++)
         {
             assertTrue(seen[type], "no sample of type " + type);
         }
@@ -189,7 +191,7 @@ class ControlMessageCodecTest
     }
 
     @ParameterizedTest
-    @ValueSource(ints = { 0, 9, 127, 128, 255 })
+    @ValueSource(ints = { 0, 10, 127, 128, 255 })
     void unknownTypeIsMalformed(final int type)
     {
         final byte[] bytes = encode(new ControlMessage.SessionExpired(1));

@@ -28,6 +28,8 @@ public final class ZooKeeperControllerElection implements AutoCloseable
     private final int hostId;
     private final CuratorCache candidates;
     private final java.util.concurrent.atomic.AtomicLong changes = new java.util.concurrent.atomic.AtomicLong();
+    /** This candidate's latch node once the candidates' cache has seen it (so that its absence then means deleted). */
+    private volatile String seenOwnNode;
 
     /**
      * Join the election.
@@ -97,10 +99,32 @@ public final class ZooKeeperControllerElection implements AutoCloseable
         return latch.await(timeoutMs, TimeUnit.MILLISECONDS);
     }
 
-    /** @return whether this host is the controller now. */
+    /**
+     * @return whether this host is the controller now: the latch says so and its node has not been deleted by a
+     *         depose ({@link ZooKeeperControllerFailover}; Curator's latch does not notice its own node deleted).
+     */
     public boolean isController()
     {
-        return latch.hasLeadership();
+        return latch.hasLeadership() && !deposed();
+    }
+
+    /**
+     * @return whether this candidate's latch node, seen before, is gone while the latch still holds leadership: the
+     *         hosts deposed this controller. The caller leaves the election (and may join it again, at the end).
+     */
+    public boolean deposed()
+    {
+        final String own = latch.getOurPath();
+        if (null == own)
+        {
+            return false;
+        }
+        if (candidates.get(own).isPresent())
+        {
+            seenOwnNode = own;
+            return false;
+        }
+        return own.equals(seenOwnNode);
     }
 
     /** @return this candidate's host id. */

@@ -339,6 +339,10 @@ public final class ZooKeeperSettings
             .retryPolicy(new ExponentialBackoffRetry(RETRY_BASE_SLEEP_MS, RETRY_MAX_RETRIES))
             .authorization("digest", (user + ":" + password).getBytes(StandardCharsets.UTF_8))
             .aclProvider(new DigestAclProvider(aclId))
+            // a lost connection is not a lost session: the controller's election and the hosts' ephemeral nodes live
+            // while the session does, so a ZooKeeper restart shorter than the session costs no controller and no
+            // epoch (the default policy drops leadership on every suspension and re-queues the candidate)
+            .connectionStateErrorPolicy(new org.apache.curator.framework.state.SessionConnectionStateErrorPolicy())
             .build();
     }
 
