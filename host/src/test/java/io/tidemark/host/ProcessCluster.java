@@ -121,6 +121,16 @@ final class ProcessCluster implements AutoCloseable
      */
     ProcessCluster(final Path dir, final int hostCount, final Properties extra) throws Exception
     {
+        this(dir, hostCount, extra, 250);
+    }
+
+    /**
+     * @param extra  replication settings for every host (e.g. {@code replica.lag.time.max.ms}).
+     * @param tickMs the ZooKeeper server's tick: sessions may last from 2 to 20 ticks (250 ms: 500 ms to 5 s; 2,000
+     *               ms: a host's default 18 s session is possible).
+     */
+    ProcessCluster(final Path dir, final int hostCount, final Properties extra, final int tickMs) throws Exception
+    {
         for (int id = 0; id < hostCount; id++)
         {
             TidemarkHost.removeStaleAeronDirs(TidemarkHost.embeddedAeronPrefix(CLUSTER, id)); // of earlier runs
@@ -129,7 +139,7 @@ final class ProcessCluster implements AutoCloseable
         this.hostCount = hostCount;
         this.extra = extra;
         // tick 250 ms: ZooKeeper accepts session timeouts from 500 ms to 5 s
-        this.zooKeeper = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, 250,
+        this.zooKeeper = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, tickMs,
             -1), true);
         final StringBuilder list = new StringBuilder();
         for (int id = 0; id < hostCount; id++)
