@@ -554,14 +554,11 @@ final class ControllerRole implements Runnable, AutoCloseable
         final String path = root + "/" + LIMITS;
         try
         {
-            try
-            {
-                client.setData().forPath(path, data);
-            }
-            catch (final KeeperException.NoNodeException ex)
-            {
-                client.create().forPath(path, data);
-            }
+            store.fencedUpsert(path, data);
+        }
+        catch (final ControllerFencedException ex)
+        {
+            throw ex;
         }
         catch (final Exception ex)
         {
@@ -640,20 +637,20 @@ final class ControllerRole implements Runnable, AutoCloseable
                     logger.log(System.Logger.Level.INFO, "created topic " + topic + " (" + partitions +
                         " partitions, replication factor " + factor + ") over hosts " +
                         java.util.Arrays.toString(ready.length >= factor ? ready : hosts));
-                    client.delete().forPath(path);
+                    store.fencedDelete(path);
                 }
                 catch (final IllegalArgumentException | ArrayIndexOutOfBoundsException ex)
                 {
                     // refused before anything was created (bounds, a bad name, a bad request): marked, never retried
                     try
                     {
-                        client.delete().forPath(root + "/" + TOPICS + "/" + topic);
+                        store.fencedDelete(root + "/" + TOPICS + "/" + topic);
                     }
                     catch (final KeeperException.NoNodeException | IllegalArgumentException notRecorded)
                     {
                         // refused before its ids were recorded
                     }
-                    client.setData().forPath(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
+                    store.fencedSetData(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
                     logger.log(System.Logger.Level.INFO, "refused topic request " + path + ": " + ex.getMessage());
                 }
                 work++;
@@ -691,7 +688,7 @@ final class ControllerRole implements Runnable, AutoCloseable
             if (partitions != recordedCount(topic))
             {
                 // not the request that created it (a second request for an existing topic): nothing to finish
-                client.delete().forPath(path);
+                store.fencedDelete(path);
                 return;
             }
             final int[] hosts = registeredHosts();
@@ -704,11 +701,11 @@ final class ControllerRole implements Runnable, AutoCloseable
                     "change: created partitions " + created.get(0).topicPartition().partition() + " to " +
                     (partitions - 1));
             }
-            client.delete().forPath(path);
+            store.fencedDelete(path);
         }
         catch (final IllegalArgumentException | ArrayIndexOutOfBoundsException ex)
         {
-            client.setData().forPath(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
+            store.fencedSetData(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
             logger.log(System.Logger.Level.WARNING, "controller: topic " + topic + " was cut short by a controller " +
                 "change and cannot be completed: " + ex.getMessage() + "; clients refuse it until it is repaired");
         }
@@ -733,7 +730,7 @@ final class ControllerRole implements Runnable, AutoCloseable
     {
         final String path = root + "/" + TOPICS + "/" + topic;
         final byte[] data = (firstId + ":" + partitions).getBytes(StandardCharsets.UTF_8);
-        ZNodes.upsert(client, path, data); // overwrites an earlier attempt cut short by a controller change
+        store.fencedUpsert(path, data); // overwrites an earlier attempt cut short by a controller change
     }
 
     private static boolean exists(final Controller current, final String topic)

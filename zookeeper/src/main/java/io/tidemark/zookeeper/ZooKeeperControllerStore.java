@@ -212,6 +212,53 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
     }
 
     /**
+     * Write {@code data} at {@code path} (overwrite, or create with parents), fenced like every write of the store:
+     * for the controller's writes outside the partition state (topic records, topic requests, published limits), so
+     * that a deposed controller that has not noticed yet cannot make them either.
+     *
+     * @throws ControllerFencedException when a newer controller has opened a store, or the hosts deposed this one.
+     * @throws Exception                 a failure of the client (Curator's style).
+     */
+    public void fencedUpsert(final String path, final byte[] data) throws Exception
+    {
+        try
+        {
+            fenced(client.transactionOp().setData().forPath(path, data), "write " + path);
+        }
+        catch (final KeeperException.NoNodeException ex)
+        {
+            final int slash = path.lastIndexOf('/');
+            if (slash > 0)
+            {
+                ensure(path.substring(0, slash));
+            }
+            fenced(client.transactionOp().create().forPath(path, data), "create " + path);
+        }
+    }
+
+    /**
+     * Overwrite the existing znode at {@code path}, fenced (see {@link #fencedUpsert}).
+     *
+     * @throws KeeperException.NoNodeException when there is none.
+     * @throws ControllerFencedException       when this controller was superseded.
+     */
+    public void fencedSetData(final String path, final byte[] data) throws Exception
+    {
+        fenced(client.transactionOp().setData().forPath(path, data), "write " + path);
+    }
+
+    /**
+     * Delete the znode at {@code path}, fenced (see {@link #fencedUpsert}).
+     *
+     * @throws KeeperException.NoNodeException when there is none.
+     * @throws ControllerFencedException       when this controller was superseded.
+     */
+    public void fencedDelete(final String path) throws Exception
+    {
+        fenced(client.transactionOp().delete().forPath(path), "delete " + path);
+    }
+
+    /**
      * Run {@code op} in a transaction with a check that no newer controller has opened a store.
      *
      * @throws ControllerFencedException     when one has.

@@ -29,7 +29,8 @@ import java.util.concurrent.locks.LockSupport;
  * rate to one partition while a fault is injected, and the pause is the longest time after the fault during which no
  * acknowledgement arrived. The faults: SIGKILL of a plain leader (a host that is not the controller), SIGKILL of the
  * leader that is also the controller, each host restarted at once (the time until it is registered again and back in
- * the ISR is its recovery), and a restart of ZooKeeper (the controller epoch before and after says whether it cost a
+ * the ISR is its recovery), SIGKILL of the leader that is also the controller again, restarted only after the measured
+ * window (the dead controller is then found by the hosts' failover, not by its restart), and a restart of ZooKeeper (the controller epoch before and after says whether it cost a
  * controller). Every acknowledged record must stay acknowledged: failed sends are counted.
  * <p>
  * One use: build, {@link #run}, discard.
@@ -80,11 +81,15 @@ final class FaultPhase
         {
             final int controller = zk.controllerHost();
             final int plain = partitionLedBy((h) -> h != controller && h >= 0);
-            outcomes.add(kill("SIGKILL of a plain leader", plain, zk));
+            outcomes.add(kill("SIGKILL of a plain leader", plain, zk, true));
             awaitSettled();
             final int controllerNow = zk.controllerHost();
             final int ledByController = partitionLedBy((h) -> h == controllerNow);
-            outcomes.add(kill("SIGKILL of the leader that is also the controller", ledByController, zk));
+            outcomes.add(kill("SIGKILL of the leader that is also the controller", ledByController, zk, true));
+            awaitSettled();
+            final int controllerLater = zk.controllerHost();
+            final int ledByControllerLater = partitionLedBy((h) -> h == controllerLater);
+            outcomes.add(kill("SIGKILL of the leader that is also the controller", ledByControllerLater, zk, false));
             awaitSettled();
             outcomes.add(zooKeeperRestart(zk));
             awaitSettled();
@@ -117,7 +122,8 @@ final class FaultPhase
         return -1;
     }
 
-    private Outcome kill(final String fault, final int partition, final ZooKeeperSettingsClient zk) throws Exception
+    private Outcome kill(final String fault, final int partition, final ZooKeeperSettingsClient zk,
+        final boolean restartAtOnce) throws Exception
     {
         if (partition < 0)
         {
@@ -132,7 +138,39 @@ final class FaultPhase
         final long faultAt = System.nanoTime();
         cluster.kill(victim);
         final long restartAt = System.nanoTime();
-        cluster.relaunch(victim);
+        if (restartAtOnce)
+        {
+            cluster.relaunch(victim);
+        }
+        final long recoveryMs = restartAtOnce ? awaitBackInIsr(victim, incarnation, partition, restartAt) : -1;
+        final long until = Math.max(faultAt + TimeUnit.MILLISECONDS.toNanos(AFTER_MS), System.nanoTime());
+        LockSupport.parkNanos(Math.max(0, until - System.nanoTime()));
+        load.stop();
+        final PartitionState after = cluster.client().state(partitionId(partition));
+        final String newLeader = "partition " + partition + ": leader " + victim + " -> " +
+            (null == after ? "?" : after.leader());
+        final String epochs = epochBefore + " -> " + zk.controllerEpoch();
+        long laterRecoveryMs = -1;
+        if (!restartAtOnce)
+        {
+            final long laterRestartAt = System.nanoTime();
+            cluster.relaunch(victim);
+            laterRecoveryMs = awaitBackInIsr(victim, incarnation, partition, laterRestartAt);
+        }
+        final Outcome outcome = new Outcome(fault + " (host " + victim + (restartAtOnce ? ", restarted at once)" :
+            ", restarted after the measured window)"), load.pauseMs(faultAt), restartAtOnce ? recoveryMs :
+            laterRecoveryMs, load.acked.sum(), load.failed.sum(), epochs, newLeader);
+        out.println("  " + describe(outcome));
+        out.flush();
+        return outcome;
+    }
+
+    /**
+     * @return ms from {@code restartAt} until the relaunched {@code victim} is registered again and back in the ISR,
+     *         or -1 when it is not within a minute.
+     */
+    private long awaitBackInIsr(final int victim, final long incarnation, final int partition, final long restartAt)
+    {
         long recoveryMs = -1;
         final long deadline = restartAt + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() - deadline < 0)
@@ -146,16 +184,7 @@ final class FaultPhase
             }
             LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
         }
-        final long until = Math.max(faultAt + TimeUnit.MILLISECONDS.toNanos(AFTER_MS), System.nanoTime());
-        LockSupport.parkNanos(Math.max(0, until - System.nanoTime()));
-        load.stop();
-        final PartitionState after = cluster.client().state(partitionId(partition));
-        final Outcome outcome = new Outcome(fault + " (host " + victim + ", restarted at once)", load.pauseMs(faultAt),
-            recoveryMs, load.acked.sum(), load.failed.sum(), epochBefore + " -> " + zk.controllerEpoch(),
-            "partition " + partition + ": leader " + victim + " -> " + (null == after ? "?" : after.leader()));
-        out.println("  " + describe(outcome));
-        out.flush();
-        return outcome;
+        return recoveryMs;
     }
 
     private Outcome zooKeeperRestart(final ZooKeeperSettingsClient zk) throws Exception
