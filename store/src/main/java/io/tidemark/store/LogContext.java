@@ -51,7 +51,11 @@ public final class LogContext
     public static final String RETENTION_MS = "retention.ms";
     /** How often the log agent applies retention. Default 5 minutes. */
     public static final String RETENTION_CHECK_INTERVAL_MS = "retention.check.interval.ms";
-    /** How far ahead of the writer the log agent reserves and pre-faults pages. Default 8 MiB, at most 1 GiB; 0 disables. */
+    /**
+     * How far ahead of the writer the log agent reserves and pre-faults pages, at least: a writer that writes more
+     * than this in 250 ms gets what it writes in 250 ms, up to 4 times this. Default 8 MiB, at most 1 GiB; 0
+     * disables.
+     */
     public static final String PRETOUCH_BYTES = "pretouch.bytes";
     /** Whether readers verify each batch's CRC before handing it out. Default true. */
     public static final String READ_VERIFY_CRC = "read.verify.crc";

@@ -36,9 +36,24 @@ import java.util.concurrent.locks.ReentrantLock;
  * data.
  * <p>
  * Threads: the log's writer appends ({@link #publish}) and is the only caller of the writer-side methods; the
- * log agent reserves, pre-touches and trims under {@link #lock} (and each index file's own lock for its blocks);
- * the writer reserves itself only when the agent has not ({@link #ensureReserved}); readers use {@link #size()},
- * {@link #endOffset()} and lookups without locks.
+ * log agent (its own thread, or a log-maintenance thread shared by several logs) reserves, pre-touches and trims;
+ * readers use {@link #size()}, {@link #endOffset()} and lookups without locks. Who may touch what:
+ * <ul>
+ *   <li>{@link #lock} guards the reservation ({@code reservedPosition}: written under it, read by anyone, only
+ *   grows) and the file's length (trim, close). It is held for one reservation step at a time: a chunk of
+ *   {@link #RESERVE_CHUNK} by the agent, {@link #WRITER_RESERVE_CHUNK} by the writer, never for a pass of
+ *   pre-faulting, so that a writer that overtook the agent waits for at most one chunk's write, not for a pass.</li>
+ *   <li>{@link #prepareLock} guards the pre-faulting state ({@code touchedPosition}, the rate estimate), which only the
+ *   agent reads and writes: the writer never takes it. A pass of pre-faulting holds it, touches only pages below the
+ *   reserved position (so a touch never meets a hole of a full disk: no SIGBUS) and below the capacity, and stops
+ *   after {@link #PRETOUCH_PAGES_PER_CALL} pages or {@link #PASS_BUDGET_NS}, so that the agent's flushes and the
+ *   close that waits for it are never held up for long. Everything that shortens the file or unmaps it (the trim of
+ *   a sealed segment, {@link #trimForClose}, {@link #close()}) takes it first, then {@link #lock}: no touch ever
+ *   lands past the end of the file.</li>
+ *   <li>The writer's fallback when the agent is behind: it reserves what it needs itself ({@link #ensureReserved})
+ *   and takes the page faults of pages the agent has not touched in its own stores; the agent then resumes ahead of
+ *   the writer's position, never behind it. Pre-faulting is only ever an optimization: skipping it is correct.</li>
+ * </ul>
  */
 final class Segment
 {
@@ -52,8 +67,19 @@ final class Segment
     static final int MAX_FILE_LENGTH = Integer.MAX_VALUE - (RecordBatchDescriptor.FRAME_ALIGNMENT - 1);
     static final int PAGE_SIZE = 4096;
     static final int RESERVE_CHUNK = 1024 * 1024;
-    private static final int PRETOUCH_PAGES_PER_CALL = 1024;
-    private static final int RESERVE_CHUNKS_PER_CALL = 4;
+    /** The writer's own reservation step, when it overtook the agent: one small write of zeros, not a chunk. */
+    static final int WRITER_RESERVE_CHUNK = 64 * 1024;
+    /** Most pages one pass of pre-faulting touches (16 MiB). */
+    static final int PRETOUCH_PAGES_PER_CALL = 4096;
+    /** Longest pass of pre-faulting and reservation before the agent returns to its other duties. */
+    static final long PASS_BUDGET_NS = 2_000_000;
+    /** How far ahead the agent keeps, in time: the bytes the writer wrote in this long, at its recent rate. */
+    static final long LEAD_NS = 250_000_000;
+    /** Most the distance grows past {@code pretouch.bytes} for a fast writer. */
+    static final int LEAD_FACTOR = 4;
+    /** Least time between two samples of the writer's rate. */
+    private static final long RATE_SAMPLE_NS = 10_000_000;
+    private static final int RESERVE_CHUNKS_PER_CALL = 16;
     private static final long NO_TIMESTAMP = Long.MIN_VALUE;
 
     private static final VarHandle SIZE;
@@ -83,6 +109,7 @@ final class Segment
     private final OffsetIndex offsetIndex;
     private final TimeIndex timeIndex;
     private final ReentrantLock lock = new ReentrantLock();
+    private final ReentrantLock prepareLock = new ReentrantLock();
     private final ReentrantLock writebackLock = new ReentrantLock();
     private volatile RebuiltOffsetIndex rebuiltIndex;
 
@@ -97,6 +124,9 @@ final class Segment
     private boolean trimmed;
     private boolean closed;
     private int touchedPosition;
+    private int rateSamplePosition = -1;
+    private long rateSampleNs;
+    private long writerBytesPerSecond;
     private int flushedPosition;
     private int writtenBackPosition;
     private int bytesSinceLastIndexEntry;
@@ -261,10 +291,11 @@ final class Segment
         try
         {
             final int target = Math.min(capacity, reserveBytes);
+            spare.prepareLock.lock();
             spare.lock.lock();
             try
             {
-                spare.reserveTo(target, true);
+                spare.reserveTo(target, true, RESERVE_CHUNK);
                 for (int i = 0, pages = pagesToTouch(0, target, Integer.MAX_VALUE); i < pages; i++)
                 {
                     spare.buffer.compareAndSetInt(i * PAGE_SIZE, 0, 0);
@@ -274,6 +305,7 @@ final class Segment
             finally
             {
                 spare.lock.unlock();
+                spare.prepareLock.unlock();
             }
             return spare;
         }
@@ -298,16 +330,18 @@ final class Segment
         final Segment segment = new Segment(target.baseOffset(), target, file, mapping, capacity,
             new OffsetIndex(offsetIndex.file(), target.baseOffset()),
             new TimeIndex(timeIndex.file(), target.baseOffset()), false);
+        prepareLock.lock();
         lock.lock();
         try
         {
             segment.reservedPosition = reservedPosition;
-            segment.touchedPosition = touchedPosition;
+            segment.touchedPosition = touchedPosition; // published to the agent by the log's segment list
             closed = true; // the mappings now belong to the new segment
         }
         finally
         {
             lock.unlock();
+            prepareLock.unlock();
         }
         return segment;
     }
@@ -516,7 +550,13 @@ final class Segment
      */
     static int reserveChunkEnd(final int from, final int end, final int capacity)
     {
-        return (int)Math.min(capacity, align(Math.max((long)end, (long)from + RESERVE_CHUNK), PAGE_SIZE));
+        return reserveChunkEnd(from, end, capacity, RESERVE_CHUNK);
+    }
+
+    /** As {@link #reserveChunkEnd(int, int, int)}, with a step of {@code chunk} bytes. */
+    static int reserveChunkEnd(final int from, final int end, final int capacity, final int chunk)
+    {
+        return (int)Math.min(capacity, align(Math.max((long)end, (long)from + chunk), PAGE_SIZE));
     }
 
     /**
@@ -563,7 +603,7 @@ final class Segment
         lock.lock();
         try
         {
-            reserveTo(end, true);
+            reserveTo(end, true, WRITER_RESERVE_CHUNK);
         }
         catch (final IOException ex)
         {
@@ -575,14 +615,15 @@ final class Segment
         }
     }
 
-    private void reserveTo(final int end, final boolean exact) throws IOException
+    /** Under {@link #lock}: reserve from the reserved position to at least {@code end}, in a step of {@code chunk}. */
+    private void reserveTo(final int end, final boolean exact, final int chunk) throws IOException
     {
         final int from = reservedPosition;
         if (end <= from)
         {
             return;
         }
-        final int chunkEnd = reserveChunkEnd(from, end, capacity);
+        final int chunkEnd = reserveChunkEnd(from, end, capacity, chunk);
         // Whatever part of the chunk could be written is reserved, even when the disk fills on the way: those blocks
         // exist and the writer may use them.
         reservedPosition = from + (int)SpaceReservation.writeZerosUpTo(channel, from, chunkEnd - from);
@@ -594,15 +635,18 @@ final class Segment
 
     /**
      * Log agent duty: keep a chunk of each index file reserved past its entries ({@link IndexFile#reserveAhead}),
-     * and reserve blocks and pre-fault pages up to {@code aheadBytes} past the writer, a bounded amount per call.
-     * A full disk is not the agent's error: it stops trying for a while and the writer, reserving on its own path,
-     * gets STORAGE_SPACE. Any other failure to reserve index blocks fails the duty cycle (the agent reports it).
+     * and reserve blocks and pre-fault pages ahead of the writer, at most {@link #PRETOUCH_PAGES_PER_CALL} pages and
+     * about {@link #PASS_BUDGET_NS} per call ({@link #prepareDistance} says how far). A full disk is not the agent's
+     * error: it stops trying for a while and the writer, reserving on its own path, gets STORAGE_SPACE. Any other
+     * failure to reserve index blocks fails the duty cycle (the agent reports it).
      *
+     * @param aheadBytes {@code pretouch.bytes}: 0 turns preparation off.
+     * @param nowMs      the log's clock, for the retry delays after a full disk.
      * @return work done (0 when nothing was needed).
      */
     int prepareAhead(final int aheadBytes, final long nowMs)
     {
-        if (aheadBytes <= 0 || sealed || !lock.tryLock())
+        if (aheadBytes <= 0 || sealed || !prepareLock.tryLock())
         {
             return 0;
         }
@@ -612,15 +656,18 @@ final class Segment
             {
                 return 0;
             }
+            final long startNs = System.nanoTime();
             int work = reserveIndexesAhead(nowMs);
             final int writerPosition = size();
-            final int target = (int)Math.min(capacity, (long)writerPosition + aheadBytes);
+            final int target = (int)Math.min(capacity,
+                (long)writerPosition + prepareDistance(aheadBytes, writerPosition, startNs));
             for (int i = 0; i < RESERVE_CHUNKS_PER_CALL && reservedPosition < target &&
-                (reserveFailedAtMs == NO_TIMESTAMP || nowMs - reserveFailedAtMs > 100); i++)
+                (reserveFailedAtMs == NO_TIMESTAMP || nowMs - reserveFailedAtMs > 100) &&
+                System.nanoTime() - startNs < PASS_BUDGET_NS && lock.tryLock(); i++)
             {
                 try
                 {
-                    reserveTo((int)Math.min(target, (long)reservedPosition + RESERVE_CHUNK), false);
+                    reserveTo((int)Math.min(target, (long)reservedPosition + RESERVE_CHUNK), false, RESERVE_CHUNK);
                     reserveFailedAtMs = NO_TIMESTAMP;
                     work++;
                 }
@@ -628,22 +675,91 @@ final class Segment
                 {
                     reserveFailedAtMs = nowMs; // the writer meets the error on its own path, typed
                 }
+                finally
+                {
+                    lock.unlock();
+                }
             }
-            final long firstPage = align(Math.max(touchedPosition, writerPosition), PAGE_SIZE);
-            final int limit = Math.min(reservedPosition, target);
+            // Never behind the writer: the pages below its position it has faulted in itself.
+            final long firstPage = align(Math.max(touchedPosition, size()), PAGE_SIZE);
+            final int limit = Math.min(reservedPosition, target); // below the reservation: no touch meets a hole
             final int pages = pagesToTouch(firstPage, limit, PRETOUCH_PAGES_PER_CALL);
-            for (int i = 0; i < pages; i++)
+            int touched = 0;
+            while (touched < pages)
             {
-                // A write access: maps the page writable, changes nothing.
-                buffer.compareAndSetInt((int)(firstPage + (long)i * PAGE_SIZE), 0, 0);
+                for (final int end = Math.min(pages, touched + 16); touched < end; touched++)
+                {
+                    // A write access: maps the page writable, changes nothing.
+                    buffer.compareAndSetInt((int)(firstPage + (long)touched * PAGE_SIZE), 0, 0);
+                }
+                if (System.nanoTime() - startNs >= PASS_BUDGET_NS)
+                {
+                    break;
+                }
             }
-            work += pages;
-            touchedPosition = (int)Math.max(touchedPosition, Math.min(firstPage + (long)pages * PAGE_SIZE, limit));
+            work += touched;
+            touchedPosition = (int)Math.max(touchedPosition, Math.min(firstPage + (long)touched * PAGE_SIZE, limit));
             return work;
         }
         finally
         {
-            lock.unlock();
+            prepareLock.unlock();
+        }
+    }
+
+    /**
+     * Under {@link #prepareLock}: how far ahead of the writer to prepare. At least {@code aheadBytes}
+     * ({@code pretouch.bytes}); for a writer that writes more than that in {@link #LEAD_NS}, what it wrote in that
+     * time at its recent rate, up to {@link #LEAD_FACTOR} times {@code aheadBytes}, so that the agent stays ahead
+     * through a scheduling delay of that length. The rate is sampled at most every 10 ms; it rises at once and
+     * decays by halves, so a burst extends the distance at once and an idle log returns to {@code aheadBytes}.
+     */
+    private long prepareDistance(final int aheadBytes, final int writerPosition, final long nowNs)
+    {
+        if (rateSamplePosition < 0 || writerPosition < rateSamplePosition)
+        {
+            rateSamplePosition = writerPosition; // first pass, or a truncation: start over
+            rateSampleNs = nowNs;
+        }
+        else if (nowNs - rateSampleNs >= RATE_SAMPLE_NS)
+        {
+            final long rate = (long)(writerPosition - rateSamplePosition) * 1_000_000_000L / (nowNs - rateSampleNs);
+            writerBytesPerSecond = rate >= writerBytesPerSecond ? rate : (writerBytesPerSecond + rate) / 2;
+            rateSamplePosition = writerPosition;
+            rateSampleNs = nowNs;
+        }
+        return leadDistance(aheadBytes, writerBytesPerSecond);
+    }
+
+    /**
+     * @param aheadBytes      {@code pretouch.bytes}, positive.
+     * @param bytesPerSecond  the writer's recent rate.
+     * @return the distance to keep ahead: the bytes written in {@link #LEAD_NS} at that rate, between
+     *         {@code aheadBytes} and {@link #LEAD_FACTOR} times it (long arithmetic: no overflow).
+     */
+    static long leadDistance(final int aheadBytes, final long bytesPerSecond)
+    {
+        final long lead = bytesPerSecond / 1000 * (LEAD_NS / 1_000_000);
+        return Math.max(aheadBytes, Math.min((long)aheadBytes * LEAD_FACTOR, lead));
+    }
+
+    /** @return the position below which blocks are reserved (tests). */
+    int reservedPositionForTest()
+    {
+        return reservedPosition;
+    }
+
+    /** @return the position up to which the agent has pre-faulted pages (tests). */
+    int touchedPosition()
+    {
+        prepareLock.lock();
+        try
+        {
+            return touchedPosition;
+        }
+        finally
+        {
+            prepareLock.unlock();
         }
     }
 
@@ -886,6 +1002,7 @@ final class Segment
         }
         if (sealed && !trimmed && upTo >= size())
         {
+            prepareLock.lock(); // no pass of pre-faulting is inside the pages the trim cuts off
             lock.lock();
             try
             {
@@ -907,6 +1024,7 @@ final class Segment
             finally
             {
                 lock.unlock();
+                prepareLock.unlock();
             }
         }
     }
@@ -1081,6 +1199,7 @@ final class Segment
     /** Unmap and close (idempotent). Only the log calls it, once no reader is inside. */
     void close()
     {
+        prepareLock.lock();
         lock.lock();
         writebackLock.lock();
         try
@@ -1099,6 +1218,7 @@ final class Segment
         {
             writebackLock.unlock();
             lock.unlock();
+            prepareLock.unlock();
         }
     }
 
@@ -1108,6 +1228,7 @@ final class Segment
      */
     void trimForClose(final FileSync sync) throws IOException
     {
+        prepareLock.lock();
         lock.lock();
         try
         {
@@ -1128,6 +1249,7 @@ final class Segment
         finally
         {
             lock.unlock();
+            prepareLock.unlock();
         }
     }
 

@@ -10,11 +10,14 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The agent pre-faults pages ahead of the writer: once it has run, appends into the prepared window take no page
- * faults on the writer's thread. Counted with the kernel's per-thread minor-fault counter, not timed.
+ * faults on the writer's thread. Counted with the kernel's per-thread minor-fault counter, not timed. A writer that
+ * writes more than {@code pretouch.bytes} in the lead time gets a longer distance, bounded; a writer that overtook
+ * the agent reserves a small step itself; a pass never touches past the reservation.
  */
 class PretouchTest
 {
@@ -67,5 +70,70 @@ class PretouchTest
         assertTrue(cold > 10, "without pretouch the writer should fault on fresh pages: " + cold);
         assertTrue(warm <= Math.max(2, cold / 4),
             "with pretouch the writer should (almost) not fault: " + warm + " (without: " + cold + ")");
+    }
+
+    @Test
+    void theDistanceFollowsTheWritersRateBetweenPretouchBytesAndFourTimesIt()
+    {
+        final int ahead = 8 * 1024 * 1024;
+        assertEquals(ahead, Segment.leadDistance(ahead, 0));
+        assertEquals(ahead, Segment.leadDistance(ahead, 20_000_000)); // 5 MB in 250 ms: less than pretouch.bytes
+        assertEquals(25_000_000, Segment.leadDistance(ahead, 100_000_000));
+        assertEquals(4L * ahead, Segment.leadDistance(ahead, 10_000_000_000L));
+        assertEquals(4L << 30, Segment.leadDistance(1 << 30, Long.MAX_VALUE)); // no overflow at the largest values
+    }
+
+    @Test
+    void aFastWriterGetsALongerDistanceAndTheAgentNeverTouchesPastTheReservation() throws Exception
+    {
+        final int ahead = 64 * 1024;
+        try (Log log = Log.open(new LogContext().logDir(dir.resolve("fast")).segmentBytes(64L * 1024 * 1024)
+            .pretouchBytes(ahead).agentMode(LogContext.AgentMode.INVOKER)))
+        {
+            final Segment segment = log.activeSegmentForTest();
+            while (log.invokeAgent() > 0)
+            {
+                // the first pass samples the writer's position
+            }
+            assertTrue(segment.touchedPosition() - segment.size() <= ahead, "at rest: pretouch.bytes ahead");
+            final UnsafeBuffer value = new UnsafeBuffer(new byte[1000]);
+            final long start = System.nanoTime();
+            for (int i = 0; i < 1024; i++) // 1 MiB and more: 4 MB/s over even a second is well past 256 KiB/s
+            {
+                log.append(value, 0, value.capacity());
+            }
+            while (System.nanoTime() - start < 2 * Segment.LEAD_NS / 25) // past the rate's sampling interval
+            {
+                Thread.sleep(1);
+            }
+            while (log.invokeAgent() > 0)
+            {
+                // reserve and touch up to the longer distance
+            }
+            final int distance = segment.touchedPosition() - segment.size();
+            assertTrue(distance > ahead + Segment.PAGE_SIZE && distance <= Segment.LEAD_FACTOR * ahead,
+                "a fast writer's distance grows past pretouch.bytes, at most 4 times it: " + distance);
+            assertTrue(segment.touchedPosition() <= segment.reservedPositionForTest(),
+                "pages are touched only below the reservation");
+        }
+    }
+
+    @Test
+    void aWriterThatOvertookTheAgentReservesOneSmallStepItself()
+    {
+        try (Log log = Log.open(new LogContext().logDir(dir.resolve("overtaken")).segmentBytes(64L * 1024 * 1024)
+            .pretouchBytes(1024 * 1024).agentMode(LogContext.AgentMode.INVOKER)))
+        {
+            final Segment segment = log.activeSegmentForTest();
+            final UnsafeBuffer value = new UnsafeBuffer(new byte[1000]);
+            log.append(value, 0, value.capacity()); // the agent never ran: the writer reserved for itself
+            assertEquals(Segment.WRITER_RESERVE_CHUNK, segment.reservedPositionForTest(),
+                "one writer step, not an agent chunk");
+            while (log.invokeAgent() > 0)
+            {
+                // the agent takes over from the writer's position
+            }
+            assertTrue(segment.reservedPositionForTest() >= segment.size() + 1024 * 1024);
+        }
     }
 }
