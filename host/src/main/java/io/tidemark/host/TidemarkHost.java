@@ -9,6 +9,7 @@ import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.aeron.EdgeCounters;
 import io.tidemark.aeron.FrameDescriptor;
 import io.tidemark.aeron.FrameWriter;
+import io.tidemark.aeron.QuietIdleStrategy;
 import io.tidemark.replication.HostLiveness;
 import io.tidemark.replication.RateLimitedLog;
 import io.tidemark.replication.ControlChannel;
@@ -173,6 +174,7 @@ public final class TidemarkHost implements AutoCloseable
                     ReplicationContext.ThreadingMode.PER_HOST)
                 .idleStrategySupplier(shared ? AeronMedia::sharedIdleStrategy : BusySpinIdleStrategy::new)
                 .logMaintenanceThread(true) // pre-faulting and writeback never delay the duty cycle (issue 15)
+                .logMaintenanceIdleStrategySupplier(QuietIdleStrategy::new) // 100 wake-ups a second once idle
                 .conclude();
             final ProducerSessions sessions = new ProducerSessions();
             this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx, transport, channel,

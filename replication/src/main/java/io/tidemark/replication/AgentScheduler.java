@@ -38,7 +38,13 @@ final class AgentScheduler implements AutoCloseable
     private DynamicCompositeAgent housekeeping;
     private AgentRunner housekeepingRunner;
 
-    AgentScheduler(final ReplicationContext.ThreadingMode mode, final boolean logMaintenanceThread,
+    /**
+     * @param mode                   which threads run the groups' agents.
+     * @param logMaintenanceIdle     how the log-maintenance thread idles; null for no such thread.
+     * @param idleStrategies         the idle strategy of each agent thread.
+     * @param errorHandler           agent errors.
+     */
+    AgentScheduler(final ReplicationContext.ThreadingMode mode, final Supplier<IdleStrategy> logMaintenanceIdle,
         final Supplier<IdleStrategy> idleStrategies, final ErrorHandler errorHandler)
     {
         this.mode = mode;
@@ -52,11 +58,10 @@ final class AgentScheduler implements AutoCloseable
             AgentRunner.startOnThread(sharedRunner);
             awaitActive(shared);
         }
-        if (logMaintenanceThread || mode == ReplicationContext.ThreadingMode.LATENCY)
+        if (null != logMaintenanceIdle)
         {
             housekeeping = new DynamicCompositeAgent("tidemark-log-maintenance");
-            housekeepingRunner = new AgentRunner(ReplicationContext.housekeepingIdleStrategy(), errorHandler, null,
-                housekeeping);
+            housekeepingRunner = new AgentRunner(logMaintenanceIdle.get(), errorHandler, null, housekeeping);
             AgentRunner.startOnThread(housekeepingRunner);
             awaitActive(housekeeping);
         }

@@ -34,7 +34,8 @@ public final class ReplicaNode implements AutoCloseable
         this.channel = channel;
         this.host = new ReplicaHost(hostId, dir, incarnation, maxHosts, concluded, transport, channel, sessions,
             errorHandler);
-        this.scheduler = new AgentScheduler(concluded.threadingMode(), concluded.logMaintenanceThread(),
+        this.scheduler = new AgentScheduler(concluded.threadingMode(),
+            concluded.logMaintenanceThread() ? concluded.logMaintenanceIdleStrategySupplier() : null,
             concluded.idleStrategySupplier(), errorHandler);
         this.group = "host-" + hostId;
         beforeStart.accept(host.countersManager());

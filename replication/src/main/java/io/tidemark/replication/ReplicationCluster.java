@@ -56,7 +56,8 @@ public final class ReplicationCluster implements AutoCloseable
         this.channel = new ControlChannel(hostCount);
         this.controllerStore = this.ctx.controllerStoreFactory().apply(root.resolve("controller"));
         this.controller = new Controller(controllerStore, this.ctx, channel);
-        this.scheduler = new AgentScheduler(ctx.threadingMode(), ctx.logMaintenanceThread(), ctx.idleStrategySupplier(),
+        this.scheduler = new AgentScheduler(ctx.threadingMode(),
+            ctx.logMaintenanceThread() ? ctx.logMaintenanceIdleStrategySupplier() : null, ctx.idleStrategySupplier(),
             errorHandler);
         this.hosts = new java.util.concurrent.atomic.AtomicReferenceArray<>(hostCount);
         this.incarnations = new long[hostCount];

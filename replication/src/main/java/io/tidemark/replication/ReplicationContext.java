@@ -138,6 +138,7 @@ public final class ReplicationContext
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private ThreadingMode threadingMode = ThreadingMode.PER_HOST;
     private boolean logMaintenanceThread;
+    private Supplier<IdleStrategy> logMaintenanceIdleStrategySupplier = ReplicationContext::housekeepingIdleStrategy;
     private Supplier<IdleStrategy> idleStrategySupplier = () -> new BackoffIdleStrategy(100, 10, 1_000, 100_000);
     private ErrorHandler errorHandler;
     private Function<Path, LogContext> logContextFactory = (dir) -> new LogContext().logDir(dir);
@@ -581,6 +582,24 @@ public final class ReplicationContext
     public boolean logMaintenanceThread()
     {
         return logMaintenanceThread || threadingMode == ThreadingMode.LATENCY;
+    }
+
+    /**
+     * @param supplier how the log-maintenance thread idles. Default {@link #housekeepingIdleStrategy()}; a process
+     *                 whose idle cost counts (a host of the {@code shared} profile) parks longer once quiet.
+     * @return this
+     */
+    public ReplicationContext logMaintenanceIdleStrategySupplier(final Supplier<IdleStrategy> supplier)
+    {
+        checkNotConcluded();
+        this.logMaintenanceIdleStrategySupplier = supplier;
+        return this;
+    }
+
+    /** @return how the log-maintenance thread idles. */
+    public Supplier<IdleStrategy> logMaintenanceIdleStrategySupplier()
+    {
+        return logMaintenanceIdleStrategySupplier;
     }
 
     /** @param supplier idle strategy for each agent thread. @return this */
