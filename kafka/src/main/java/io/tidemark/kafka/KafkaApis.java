@@ -148,7 +148,7 @@ final class KafkaApis
             listener.close(connection);
             return false;
         }
-        final InFlight request = new InFlight(connection, header, frame.capacity());
+        final InFlight request = new InFlight(connection, header, frame.limit());
         if (api == ApiKeys.API_VERSIONS && !api.isVersionSupported(version))
         {
             // a newer client: answer in version 0 with the versions served, and it retries with one of them

@@ -143,15 +143,22 @@ final class KafkaConnection
         return size.getInt(0);
     }
 
-    /** The frame's bytes were reserved: allocate its buffer and read on. */
-    void startFrame()
+    /**
+     * The frame's bytes were reserved: take its buffer and read on.
+     *
+     * @param buffers the listener's frame buffers.
+     */
+    void startFrame(final FrameBuffers buffers)
     {
         final int length = size.getInt(0);
         reservedBytes += length;
-        frame = ByteBuffer.allocate(length);
+        frame = buffers.take(length);
     }
 
-    /** @return the frame just read (flipped), handing it over: the next read starts a new frame. */
+    /**
+     * @return the frame just read (flipped: its limit is the frame's length), handing it over: the next read starts
+     *         a new frame.
+     */
     ByteBuffer takeFrame()
     {
         final ByteBuffer complete = frame;

@@ -85,6 +85,7 @@ public final class KafkaListener implements Agent, AutoCloseable
     private final ExecutorService io;
     private final int session;
     private final KafkaApis apis;
+    private final FrameBuffers frameBuffers = new FrameBuffers();
     private final String advertisedHost;
     private final int advertisedPort;
     private final AtomicLong badFrames = new AtomicLong();
@@ -467,7 +468,7 @@ public final class KafkaListener implements Agent, AutoCloseable
             }
             head.memoryMuted = false;
             head.requestStartedMs = System.currentTimeMillis(); // the wait was ours: the peer's clock starts now
-            head.startFrame();
+            head.startFrame(frameBuffers);
             work++;
             read(head);
             if (!head.closed && head.mayRead())
@@ -610,7 +611,7 @@ public final class KafkaListener implements Agent, AutoCloseable
                         muteForMemory(connection);
                         return requests;
                     }
-                    connection.startFrame();
+                    connection.startFrame(frameBuffers);
                     continue;
                 }
                 if (read == KafkaConnection.Read.EOF)
@@ -626,7 +627,10 @@ public final class KafkaListener implements Agent, AutoCloseable
                 }
                 connection.lastActiveMs = System.currentTimeMillis();
                 requests++;
-                if (!apis.handle(connection, connection.takeFrame()))
+                final ByteBuffer frame = connection.takeFrame();
+                final boolean open = apis.handle(connection, frame);
+                frameBuffers.give(frame); // parsed, and nothing kept points into it (FrameBuffers says why)
+                if (!open)
                 {
                     return requests;
                 }
