@@ -45,11 +45,10 @@ class ControllerFailoverTest
         final Properties p = new Properties();
         p.setProperty("min.insync.replicas", "2");
         p.setProperty("replica.lag.time.max.ms", "1000");
-        p.setProperty("zookeeper.session.timeout.ms", "18000"); // a host process's default
         return p;
     }
 
-    /** A ZooKeeper tick of 2 s, so that the servers grant the 18 s session. */
+    /** A ZooKeeper tick of 2 s, so that the server grants a host's default session of 18 s. */
     private ProcessCluster cluster() throws Exception
     {
         return new ProcessCluster(tmp, 3, settings(), 2_000);

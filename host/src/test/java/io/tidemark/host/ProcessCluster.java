@@ -40,6 +40,9 @@ final class ProcessCluster implements AutoCloseable
     private final Path dir;
     private final int hostCount;
     private final TestingServer zooKeeper;
+    /** ZooKeeper session and connection timeouts of the hosts and the client: short, or a host's defaults. */
+    private final int sessionTimeoutMs;
+    private final int connectionTimeoutMs;
     private final String endpoints;
     private final Properties extra;
     private final HostProcess[] hosts;
@@ -126,8 +129,9 @@ final class ProcessCluster implements AutoCloseable
 
     /**
      * @param extra  replication settings for every host (e.g. {@code replica.lag.time.max.ms}).
-     * @param tickMs the ZooKeeper server's tick: sessions may last from 2 to 20 ticks (250 ms: 500 ms to 5 s; 2,000
-     *               ms: a host's default 18 s session is possible).
+     * @param tickMs the ZooKeeper server's tick: sessions may last from 2 to 20 ticks (250 ms: 500 ms to 5 s, and
+     *               the hosts' and the client's sessions are 2 s; above 250 ms they are a host's defaults, an 18 s
+     *               session and a 15 s connection timeout).
      */
     ProcessCluster(final Path dir, final int hostCount, final Properties extra, final int tickMs) throws Exception
     {
@@ -138,6 +142,8 @@ final class ProcessCluster implements AutoCloseable
         this.dir = dir;
         this.hostCount = hostCount;
         this.extra = extra;
+        this.sessionTimeoutMs = tickMs > 250 ? 18_000 : 2_000;
+        this.connectionTimeoutMs = tickMs > 250 ? 15_000 : 2_000;
         // tick 250 ms: ZooKeeper accepts session timeouts from 500 ms to 5 s
         this.zooKeeper = new TestingServer(new InstanceSpec(dir.resolve("zk").toFile(), -1, -1, -1, true, -1, tickMs,
             -1), true);
@@ -202,8 +208,8 @@ final class ProcessCluster implements AutoCloseable
         p.setProperty("zookeeper.root", "/tidemark/" + CLUSTER);
         p.setProperty("zookeeper.user", USER);
         p.setProperty("zookeeper.password", PASSWORD);
-        p.setProperty("zookeeper.session.timeout.ms", "2000");
-        p.setProperty("zookeeper.connection.timeout.ms", "2000");
+        p.setProperty("zookeeper.session.timeout.ms", Integer.toString(sessionTimeoutMs));
+        p.setProperty("zookeeper.connection.timeout.ms", Integer.toString(connectionTimeoutMs));
         p.setProperty("cluster.secret.file", secretFile().toString());
         return p;
     }
