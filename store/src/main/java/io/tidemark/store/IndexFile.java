@@ -26,7 +26,8 @@ import java.util.concurrent.locks.ReentrantLock;
  * read it with acquire and never look past it.
  * <p>
  * <b>Reservation ahead.</b> The log agent keeps at least {@link #RESERVE_CHUNK} bytes reserved past the entries
- * written ({@link #reserveAhead}), so that in steady state the writer never makes the {@code write(2)} call itself;
+ * written ({@link #reserveAhead}), and pre-faults the pages it reserved, so that in steady state the writer never
+ * makes the {@code write(2)} call itself nor takes a page fault on an entry store;
  * the writer's {@link #ensureRoomForOneMore()} only checks and, when the agent has fallen behind (or is not run),
  * reserves the chunk itself: correctness never depends on the agent. Reserved but unwritten bytes are zeros past
  * the last entry, which is what recovery expects of an index tail whether the agent or the writer wrote them.
@@ -205,7 +206,9 @@ final class IndexFile implements AutoCloseable
             int chunks = 0;
             while (!closed && !trimmed && reservedBytes < target && chunks < RESERVE_CHUNKS_PER_CALL)
             {
+                final long from = reservedBytes;
                 reserveChunk();
+                touch(from, reservedBytes);
                 chunks++;
             }
             return chunks;
@@ -213,6 +216,20 @@ final class IndexFile implements AutoCloseable
         finally
         {
             reserveLock.unlock();
+        }
+    }
+
+    /**
+     * Pre-fault the whole pages of {@code [from, to)}, reserved just now, with a write access that changes nothing
+     * (a compare-and-set of 0 to 0: an entry the writer stores there meanwhile is never overwritten), so that the
+     * writer's entry stores do not fault. Under {@code reserveLock}: no trim or close cuts the pages away meanwhile.
+     */
+    private void touch(final long from, final long to)
+    {
+        for (long page = (from + Segment.PAGE_SIZE - 1) & -Segment.PAGE_SIZE; page + Integer.BYTES <= to;
+            page += Segment.PAGE_SIZE)
+        {
+            buffer.compareAndSetInt((int)page, 0, 0);
         }
     }
 
