@@ -45,7 +45,7 @@ class AeronTransportTest
     {
     }
 
-    private static io.tidemark.replication.Transport.RequestHandler requestsInto(final List<Received> out)
+    private static io.tidemark.replication.spi.Transport.RequestHandler requestsInto(final List<Received> out)
     {
         final MessageHandler handler = into(out);
         return (from, type, buffer, index, length) -> handler.onMessage(type, buffer, index, length);

@@ -2,7 +2,7 @@ package io.tidemark.aeron;
 
 import io.aeron.Publication;
 import io.aeron.Subscription;
-import io.tidemark.replication.HostLiveness;
+import io.tidemark.replication.spi.HostLiveness;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;

@@ -4,7 +4,7 @@ import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.PartitionReader;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.TopicPartition;

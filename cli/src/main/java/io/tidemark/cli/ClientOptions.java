@@ -2,7 +2,7 @@ package io.tidemark.cli;
 
 import io.tidemark.host.ClientConfig;
 import io.tidemark.host.TidemarkClient;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.ConfigException;
 import picocli.CommandLine.Option;
 

@@ -1,7 +1,7 @@
 package io.tidemark.cli;
 
 import io.tidemark.host.ClientConfig;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.PartitionStateFile;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperPartitionRepair;

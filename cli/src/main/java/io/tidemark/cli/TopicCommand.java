@@ -1,7 +1,7 @@
 package io.tidemark.cli;
 
 import io.tidemark.host.TidemarkClient;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

@@ -1,6 +1,6 @@
 package io.tidemark.client;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ProduceListener;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;

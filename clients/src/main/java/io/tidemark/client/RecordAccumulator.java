@@ -1,6 +1,6 @@
 package io.tidemark.client;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 
 import java.util.Arrays;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.tidemark.client;
 
 import io.tidemark.replication.Acks;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.ConfigException;
 

@@ -1,6 +1,6 @@
 package io.tidemark.client;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package io.tidemark.host;
 
 import io.tidemark.replication.ControlChannel;
 import io.tidemark.replication.Controller;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.zookeeper.ControllerFencedException;
 import io.tidemark.zookeeper.ZooKeeperControllerElection;

@@ -13,7 +13,7 @@ import io.tidemark.aeron.FrameReader;
 import io.tidemark.aeron.FrameWriter;
 import io.tidemark.aeron.ReplayWindow;
 import io.tidemark.replication.ControlChannel;
-import io.tidemark.replication.HostLiveness;
+import io.tidemark.replication.spi.HostLiveness;
 import io.tidemark.replication.LeaderReaders;
 import io.tidemark.replication.ProducerSessions;
 import io.tidemark.replication.ReplicaNode;

@@ -10,7 +10,7 @@ import io.tidemark.aeron.EdgeCounters;
 import io.tidemark.aeron.FrameDescriptor;
 import io.tidemark.aeron.FrameWriter;
 import io.tidemark.aeron.QuietIdleStrategy;
-import io.tidemark.replication.HostLiveness;
+import io.tidemark.replication.spi.HostLiveness;
 import io.tidemark.replication.RateLimitedLog;
 import io.tidemark.replication.ControlChannel;
 import io.tidemark.replication.ProducerSessions;

@@ -1,6 +1,6 @@
 package io.tidemark.host;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 
 import java.util.HashSet;
 import java.util.Map;

@@ -12,7 +12,7 @@ import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.Acks;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.file.CountersFile;
 import org.agrona.CloseHelper;
 import org.agrona.concurrent.BackoffIdleStrategy;

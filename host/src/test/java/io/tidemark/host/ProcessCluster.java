@@ -1,6 +1,6 @@
 package io.tidemark.host;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
 import io.tidemark.store.LogReader;

@@ -4,7 +4,7 @@ import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.Acks;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.store.format.RecordEncoder;
 import org.agrona.concurrent.UnsafeBuffer;

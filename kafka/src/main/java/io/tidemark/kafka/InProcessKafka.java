@@ -3,7 +3,7 @@ package io.tidemark.kafka;
 import io.tidemark.client.Consumer;
 import io.tidemark.client.OffsetStore;
 import io.tidemark.replication.LeaderPartitions;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ReplicaHost;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;

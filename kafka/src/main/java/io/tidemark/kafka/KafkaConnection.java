@@ -1,5 +1,6 @@
 package io.tidemark.kafka;
 
+
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.SelectionKey;

@@ -1,6 +1,6 @@
 package io.tidemark.kafka;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 
 import java.util.ArrayList;
 import java.util.Comparator;

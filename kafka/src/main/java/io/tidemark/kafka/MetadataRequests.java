@@ -1,7 +1,7 @@
 package io.tidemark.kafka;
 
 import io.tidemark.replication.LeaderPartitions;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.LogReader;
 import io.tidemark.store.StorageException;

@@ -1,5 +1,6 @@
 package io.tidemark.kafka;
 
+
 import org.agrona.CloseHelper;
 
 import java.io.IOException;

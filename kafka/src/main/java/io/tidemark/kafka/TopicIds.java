@@ -1,6 +1,6 @@
 package io.tidemark.kafka;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import org.apache.kafka.common.Uuid;
 
 import java.nio.ByteBuffer;

@@ -86,7 +86,7 @@ class AdminTest
             assertEquals(3, description.partitions().size());
             for (final TopicPartitionInfo partition : description.partitions())
             {
-                final io.tidemark.replication.PartitionState state = cluster.state(
+                final io.tidemark.replication.protocol.PartitionState state = cluster.state(
                     new io.tidemark.replication.TopicPartition("admin-created", partition.partition()));
                 assertEquals(state.leader(), partition.leader().id());
                 assertEquals(3, partition.replicas().size());

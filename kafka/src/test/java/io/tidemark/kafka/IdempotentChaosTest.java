@@ -1,6 +1,6 @@
 package io.tidemark.kafka;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.Log;

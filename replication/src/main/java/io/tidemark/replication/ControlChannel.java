@@ -1,5 +1,8 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.ControlMessage;
+import io.tidemark.replication.protocol.ControlMessageCodec;
+
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.ManyToOneConcurrentArrayQueue;
 import org.agrona.concurrent.UnsafeBuffer;

@@ -1,5 +1,11 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.ControlMessage;
+import io.tidemark.replication.protocol.ControlMessageCodec;
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.spi.ControllerStore;
+import io.tidemark.replication.spi.HostLiveness;
+
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.EpochClock;
 

@@ -1,5 +1,8 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.FetchMessages;
+import io.tidemark.replication.spi.HostLiveness;
+import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.BatchHandler;
 import io.tidemark.store.LogReader;
 import io.tidemark.store.StorageException;

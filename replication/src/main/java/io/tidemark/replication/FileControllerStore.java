@@ -1,5 +1,8 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.protocol.PartitionStateCodec;
+import io.tidemark.replication.spi.CachedControllerStore;
 import io.tidemark.store.file.CheckpointFile;
 import io.tidemark.store.format.CheckpointDescriptor;
 

@@ -1,8 +1,10 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.replication.protocol.FetchMessages;
+import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
+import io.tidemark.store.format.RecordBatchDescriptor;
 import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 import org.agrona.ExpandableArrayBuffer;

@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.spi.Transport;
+
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;

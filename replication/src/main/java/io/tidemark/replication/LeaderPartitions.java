@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.protocol.ProduceMessages;
 import io.tidemark.store.LogReader;
 import io.tidemark.store.format.RecordEncoder;
 import org.agrona.DirectBuffer;

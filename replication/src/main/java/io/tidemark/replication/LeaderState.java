@@ -1,5 +1,6 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.Log;
 
 import java.util.Arrays;

@@ -1,10 +1,12 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.protocol.ProduceMessages;
 import io.tidemark.store.BatchClaim;
-import io.tidemark.store.format.RecordBatchDescriptor;
-import io.tidemark.store.format.RecordEncoder;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import io.tidemark.store.format.RecordEncoder;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.MessageHandler;

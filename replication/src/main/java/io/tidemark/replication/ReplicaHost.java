@@ -1,7 +1,10 @@
 package io.tidemark.replication;
 
-import io.tidemark.store.file.CountersFile;
+import io.tidemark.replication.protocol.ControlMessage;
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.StorageException;
+import io.tidemark.store.file.CountersFile;
 import org.agrona.ErrorHandler;
 import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.Agent;

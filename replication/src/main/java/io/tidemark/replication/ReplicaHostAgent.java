@@ -1,5 +1,6 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.ControlMessage;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
 import org.agrona.ErrorHandler;

@@ -1,5 +1,10 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.ControlMessage;
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.protocol.ProduceMessages;
+import io.tidemark.replication.spi.ControllerStore;
+import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.format.RecordEncoder;
 import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;

@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.spi.ControllerStore;
+import io.tidemark.replication.spi.HostLiveness;
 import io.tidemark.store.ConfigException;
 import io.tidemark.store.LogContext;
 import org.agrona.ErrorHandler;

@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.ControlMessage;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.BatchClaim;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;

@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.spi.ControllerStore;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;

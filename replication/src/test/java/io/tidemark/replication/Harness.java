@@ -1,5 +1,6 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.LogReader;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;

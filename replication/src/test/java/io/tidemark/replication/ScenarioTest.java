@@ -1,5 +1,8 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.FetchMessages;
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.protocol.ProduceMessages;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;

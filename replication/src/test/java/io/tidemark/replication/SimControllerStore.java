@@ -1,5 +1,8 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.spi.ControllerStore;
+
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;

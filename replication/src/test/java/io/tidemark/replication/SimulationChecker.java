@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
+
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.IdentityHashMap;

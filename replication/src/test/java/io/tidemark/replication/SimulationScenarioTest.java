@@ -1,5 +1,7 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.PartitionState;
+
 import org.junit.jupiter.api.Test;
 
 import java.io.IOException;

@@ -1,5 +1,9 @@
 package io.tidemark.replication;
 
+import io.tidemark.replication.protocol.FetchMessages;
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.spi.Transport;
+
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;

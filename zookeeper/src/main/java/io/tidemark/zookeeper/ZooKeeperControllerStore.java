@@ -1,8 +1,8 @@
 package io.tidemark.zookeeper;
 
-import io.tidemark.replication.CachedControllerStore;
-import io.tidemark.replication.PartitionState;
-import io.tidemark.replication.PartitionStateCodec;
+import io.tidemark.replication.spi.CachedControllerStore;
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.protocol.PartitionStateCodec;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.transaction.CuratorOp;

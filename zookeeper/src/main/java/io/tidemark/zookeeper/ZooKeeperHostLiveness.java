@@ -1,6 +1,6 @@
 package io.tidemark.zookeeper;
 
-import io.tidemark.replication.HostLiveness;
+import io.tidemark.replication.spi.HostLiveness;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.recipes.cache.ChildData;
 import org.apache.curator.framework.recipes.cache.CuratorCache;
@@ -76,7 +76,7 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
     private final CuratorCache cache;
     private final ConcurrentHashMap<Integer, Boolean> registered = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicLongArray incarnations =
-        new java.util.concurrent.atomic.AtomicLongArray(io.tidemark.replication.PartitionState.MAX_HOSTS);
+        new java.util.concurrent.atomic.AtomicLongArray(io.tidemark.replication.protocol.PartitionState.MAX_HOSTS);
     private final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
 
     /**

@@ -1,7 +1,7 @@
 package io.tidemark.zookeeper;
 
-import io.tidemark.replication.PartitionState;
-import io.tidemark.replication.PartitionStateCodec;
+import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.replication.protocol.PartitionStateCodec;
 import io.tidemark.replication.TopicPartition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;

@@ -1,6 +1,6 @@
 package io.tidemark.zookeeper;
 
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.TopicPartition;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -86,7 +86,7 @@ class ZooKeeperControllerStoreTest
             {
                 client.start();
                 client.setData().withVersion(0).forPath(ROOT + "/partitions/0",
-                    io.tidemark.replication.PartitionStateCodec.encode(state(0, 1, 1, 1, 1, 2)));
+                    io.tidemark.replication.protocol.PartitionStateCodec.encode(state(0, 1, 1, 1, 1, 2)));
             }
             assertNull(store.compareAndSet(0, state(0, 1, 2, 1, 2)), "a write from the stale view loses");
             assertEquals(state(0, 1, 1, 1, 1, 2), store.get(0), "and the store then sees what is there");
@@ -132,12 +132,12 @@ class ZooKeeperControllerStoreTest
             client.start();
             client.setData().forPath(ROOT + "/partitions/1", new byte[] {1, 2, 3}); // garbage
             // a well-formed state naming a host this (three-host) cluster cannot have
-            final byte[] outside = io.tidemark.replication.PartitionStateCodec.encode(new PartitionState(2,
+            final byte[] outside = io.tidemark.replication.protocol.PartitionStateCodec.encode(new PartitionState(2,
                 new TopicPartition("orders", 2), new int[] {0, 1, 9}, new int[] {9}, new int[0], new int[0], 9, 0,
                 1));
             client.setData().forPath(ROOT + "/partitions/2", outside);
             client.delete().forPath(ROOT + "/partitions/3");
-            client.create().forPath(ROOT + "/partitions/4", io.tidemark.replication.PartitionStateCodec.encode(
+            client.create().forPath(ROOT + "/partitions/4", io.tidemark.replication.protocol.PartitionStateCodec.encode(
                 state(4, 0, 0, 0, 0, 1, 2)));
             client.create().forPath(ROOT + "/partitions/junk");
 

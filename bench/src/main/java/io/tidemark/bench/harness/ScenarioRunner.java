@@ -637,7 +637,7 @@ public final class ScenarioRunner
             int total = 0;
             for (final TopicPartition tp : tps)
             {
-                final io.tidemark.replication.PartitionState state = cluster.state(tp);
+                final io.tidemark.replication.protocol.PartitionState state = cluster.state(tp);
                 total += null == state ? 0 : state.leaderEpoch();
             }
             return total;

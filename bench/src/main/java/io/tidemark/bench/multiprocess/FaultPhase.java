@@ -7,7 +7,7 @@ import io.tidemark.client.ProducerRecord;
 import io.tidemark.client.SendCallback;
 import io.tidemark.host.ClientConfig;
 import io.tidemark.replication.Acks;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.zookeeper.ZooKeeperControllerElection;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;

@@ -3,7 +3,7 @@ package io.tidemark.bench.multiprocess;
 import io.tidemark.bench.harness.TempDirs;
 import io.tidemark.host.ClientConfig;
 import io.tidemark.host.TidemarkClient;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperStoreException;
 

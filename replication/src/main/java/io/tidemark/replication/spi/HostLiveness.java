@@ -1,4 +1,4 @@
-package io.tidemark.replication;
+package io.tidemark.replication.spi;
 
 /**
  * A second source of host liveness for the controller, beside the hosts' heartbeats: a host it reports down is

@@ -1,7 +1,8 @@
-package io.tidemark.replication;
+package io.tidemark.replication.protocol;
 
-import io.tidemark.replication.ControlMessageCodec.MalformedMessageException;
-import io.tidemark.replication.ControlMessageCodec.MalformedMessageException.Reason;
+import io.tidemark.replication.TopicPartition;
+import io.tidemark.replication.protocol.ControlMessageCodec.MalformedMessageException;
+import io.tidemark.replication.protocol.ControlMessageCodec.MalformedMessageException.Reason;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;

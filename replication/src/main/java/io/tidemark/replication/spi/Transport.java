@@ -1,4 +1,6 @@
-package io.tidemark.replication;
+package io.tidemark.replication.spi;
+
+import io.tidemark.replication.protocol.FetchMessages;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;

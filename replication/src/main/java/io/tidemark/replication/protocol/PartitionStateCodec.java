@@ -1,4 +1,6 @@
-package io.tidemark.replication;
+package io.tidemark.replication.protocol;
+
+import io.tidemark.replication.TopicPartition;
 
 import java.nio.ByteBuffer;
 import java.nio.ByteOrder;

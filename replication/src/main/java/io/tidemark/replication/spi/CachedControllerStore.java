@@ -1,4 +1,6 @@
-package io.tidemark.replication;
+package io.tidemark.replication.spi;
+
+import io.tidemark.replication.protocol.PartitionState;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.tidemark.replication;
+package io.tidemark.replication.protocol;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -110,7 +110,7 @@ public final class ControlMessageCodec
     static final int CURRENT_PRESENT_FLAG = 0x2;
 
     /** {@link #destinationHost} of a message that does not name its destination host. */
-    static final int NO_DESTINATION_HOST = -1;
+    public static final int NO_DESTINATION_HOST = -1;
 
     private ControlMessageCodec()
     {
@@ -228,7 +228,7 @@ public final class ControlMessageCodec
     }
 
     /** @return whether {@code message} goes from a host to the controller (else from the controller to a host). */
-    static boolean isToController(final ControlMessage message)
+    public static boolean isToController(final ControlMessage message)
     {
         final int type = typeOf(message);
         return REGISTER_HOST == type || HEARTBEAT == type || UNREGISTER_HOST == type || ALTER_ISR == type;
@@ -238,7 +238,7 @@ public final class ControlMessageCodec
      * @return the host a host-to-controller message speaks for: the host registering, heartbeating or leaving, or the
      *         leader asking for an ISR change; {@link #NO_DESTINATION_HOST} for a controller-to-host message.
      */
-    static int senderHost(final ControlMessage message)
+    public static int senderHost(final ControlMessage message)
     {
         if (message instanceof ControlMessage.RegisterHost register)
         {
@@ -265,7 +265,7 @@ public final class ControlMessageCodec
      * {@link ControlMessage.PartitionUpdate} or {@link ControlMessage.AlterIsrResponse} does not say which host it
      * is for, so its sender addresses it, and host-to-controller messages go to the controller.
      */
-    static int destinationHost(final ControlMessage message)
+    public static int destinationHost(final ControlMessage message)
     {
         if (message instanceof ControlMessage.Registered registered)
         {
@@ -283,7 +283,7 @@ public final class ControlMessageCodec
     }
 
     /** @return the bytes {@link #encode} writes for {@code message}. */
-    static int encodedLength(final ControlMessage message)
+    public static int encodedLength(final ControlMessage message)
     {
         if (message instanceof ControlMessage.AlterIsr alterIsr)
         {
@@ -318,7 +318,7 @@ public final class ControlMessageCodec
      * @throws IndexOutOfBoundsException when {@code buffer} (not expandable) has fewer than
      *                                   {@link #encodedLength} bytes from {@code offset}.
      */
-    static int encode(final ControlMessage message, final MutableDirectBuffer buffer, final int offset)
+    public static int encode(final ControlMessage message, final MutableDirectBuffer buffer, final int offset)
     {
         final int type = typeOf(Objects.requireNonNull(message, "message"));
         final byte[] state = stateBytes(message);
@@ -458,7 +458,7 @@ public final class ControlMessageCodec
      * @throws IndexOutOfBoundsException when {@code offset} and {@code length} are not a region of {@code buffer}
      *                                   (a caller's mistake, not the sender's).
      */
-    static ControlMessage decode(final DirectBuffer buffer, final int offset, final int length)
+    public static ControlMessage decode(final DirectBuffer buffer, final int offset, final int length)
     {
         buffer.boundsCheck(offset, length);
         if (length < 1)

@@ -1,5 +1,6 @@
-package io.tidemark.replication;
+package io.tidemark.replication.protocol;
 
+import io.tidemark.replication.ReplicationError;
 import io.tidemark.store.format.RecordDescriptor;
 import io.tidemark.store.format.RecordEncoder;
 
@@ -32,25 +33,27 @@ import org.agrona.DirectBuffer;
  *  |       Records, encoded as in RecordDescriptor (RecordEncoder) ... 40
  *  +---------------------------------------------------------------+
  * </pre>
+ * <p>
+ * Internal: public only so that the replication packages share it; not part of the API.
  */
-final class ProduceMessages
+public final class ProduceMessages
 {
-    static final int PRODUCE_REQUEST = 11;
-    static final int SESSION_OFFSET = 0;
-    static final int ACKS_OFFSET = 4;
-    static final int TIMEOUT_OFFSET = 8;
-    static final int PRODUCER_EPOCH_OFFSET = 12;
-    static final int PRODUCER_ID_OFFSET = 16;
-    static final int BASE_SEQUENCE_OFFSET = 24;
-    static final int RECORDS_LENGTH_OFFSET = 28;
-    static final int CORRELATION_ID_OFFSET = 32;
-    static final int HEADER_LENGTH = 40;
+    public static final int PRODUCE_REQUEST = 11;
+    public static final int SESSION_OFFSET = 0;
+    public static final int ACKS_OFFSET = 4;
+    public static final int TIMEOUT_OFFSET = 8;
+    public static final int PRODUCER_EPOCH_OFFSET = 12;
+    public static final int PRODUCER_ID_OFFSET = 16;
+    public static final int BASE_SEQUENCE_OFFSET = 24;
+    public static final int RECORDS_LENGTH_OFFSET = 28;
+    public static final int CORRELATION_ID_OFFSET = 32;
+    public static final int HEADER_LENGTH = 40;
 
     private ProduceMessages()
     {
     }
 
-    static int records(final DirectBuffer buffer, final int index)
+    public static int records(final DirectBuffer buffer, final int index)
     {
         return index + HEADER_LENGTH;
     }
@@ -62,7 +65,7 @@ final class ProduceMessages
      * @return NONE when queued; LEADER_NOT_AVAILABLE without a ring; BACK_PRESSURED when the ring is full;
      *         INVALID_RECORDS when the request cannot fit the ring.
      */
-    static ReplicationError enqueue(final org.agrona.concurrent.ringbuffer.RingBuffer ring, final int session,
+    public static ReplicationError enqueue(final org.agrona.concurrent.ringbuffer.RingBuffer ring, final int session,
         final long correlationId, final int acks, final int timeoutMs, final long producerId,
         final short producerEpoch, final int baseSequence, final DirectBuffer records, final int offset,
         final int length)

@@ -1,11 +1,14 @@
-package io.tidemark.replication;
+package io.tidemark.replication.protocol;
+
+import io.tidemark.replication.ReplicationError;
 
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * The replication protocol's messages, carried over the {@link Transport} (Agrona ring buffers in process) and
- * encoded with the flyweights below. All fields little-endian; the ring's message type id says which message it is.
+ * The replication protocol's messages, carried over the {@link io.tidemark.replication.spi.Transport} (Agrona
+ * ring buffers in process) and encoded with the flyweights below. All fields little-endian; the ring's message
+ * type id says which message it is.
  * <pre>
  *  FETCH_REQUEST (type 1): follower -> leader
  *   0                   1                   2                   3
@@ -67,33 +70,36 @@ import org.agrona.MutableDirectBuffer;
  *  |                  End Offset of that epoch                     | 24
  *  +---------------------------------------------------------------+
  * </pre>
+ * <p>
+ * Internal: public only so that the replication packages share it; not part of the API.
  */
-final class FetchMessages
+public final class FetchMessages
 {
-    static final int FETCH_REQUEST = 1;
-    static final int FETCH_RESPONSE = 2;
-    static final int EPOCH_REQUEST = 3;
-    static final int EPOCH_RESPONSE = 4;
+    public static final int FETCH_REQUEST = 1;
+    public static final int FETCH_RESPONSE = 2;
+    public static final int EPOCH_REQUEST = 3;
+    public static final int EPOCH_RESPONSE = 4;
 
     private FetchMessages()
     {
     }
 
     /** Flyweight over a FETCH_REQUEST. */
-    static final class FetchRequest
+    public static final class FetchRequest
     {
-        static final int LENGTH = 40;
+        public static final int LENGTH = 40;
         private MutableDirectBuffer buffer;
         private int offset;
 
-        FetchRequest wrap(final MutableDirectBuffer buffer, final int offset)
+        public FetchRequest wrap(final MutableDirectBuffer buffer, final int offset)
         {
             this.buffer = buffer;
             this.offset = offset;
             return this;
         }
 
-        FetchRequest encode(final int partitionId, final int replicaId, final int leaderEpoch, final int maxBytes,
+        public FetchRequest encode(
+            final int partitionId, final int replicaId, final int leaderEpoch, final int maxBytes,
             final long incarnation, final long fetchOffset, final long correlationId)
         {
             buffer.putInt(offset, partitionId);
@@ -106,57 +112,57 @@ final class FetchMessages
             return this;
         }
 
-        int partitionId()
+        public int partitionId()
         {
             return buffer.getInt(offset);
         }
 
-        int replicaId()
+        public int replicaId()
         {
             return buffer.getInt(offset + 4);
         }
 
-        int leaderEpoch()
+        public int leaderEpoch()
         {
             return buffer.getInt(offset + 8);
         }
 
-        int maxBytes()
+        public int maxBytes()
         {
             return buffer.getInt(offset + 12);
         }
 
-        long incarnation()
+        public long incarnation()
         {
             return buffer.getLong(offset + 16);
         }
 
-        long fetchOffset()
+        public long fetchOffset()
         {
             return buffer.getLong(offset + 24);
         }
 
-        long correlationId()
+        public long correlationId()
         {
             return buffer.getLong(offset + 32);
         }
     }
 
     /** Flyweight over a FETCH_RESPONSE. */
-    static final class FetchResponse
+    public static final class FetchResponse
     {
-        static final int HEADER_LENGTH = 48;
+        public static final int HEADER_LENGTH = 48;
         private MutableDirectBuffer buffer;
         private int offset;
 
-        FetchResponse wrap(final MutableDirectBuffer buffer, final int offset)
+        public FetchResponse wrap(final MutableDirectBuffer buffer, final int offset)
         {
             this.buffer = buffer;
             this.offset = offset;
             return this;
         }
 
-        FetchResponse encode(final int partitionId, final ReplicationError error, final int leaderEpoch,
+        public FetchResponse encode(final int partitionId, final ReplicationError error, final int leaderEpoch,
             final int recordsLength, final long correlationId, final long highWatermark, final long logStartOffset,
             final long logEndOffset)
         {
@@ -171,72 +177,72 @@ final class FetchMessages
             return this;
         }
 
-        int partitionId()
+        public int partitionId()
         {
             return buffer.getInt(offset);
         }
 
-        ReplicationError error()
+        public ReplicationError error()
         {
             return ReplicationError.fromCodeOrStorageError(buffer.getInt(offset + 4));
         }
 
-        int leaderEpoch()
+        public int leaderEpoch()
         {
             return buffer.getInt(offset + 8);
         }
 
-        int recordsLength()
+        public int recordsLength()
         {
             return buffer.getInt(offset + 12);
         }
 
-        long correlationId()
+        public long correlationId()
         {
             return buffer.getLong(offset + 16);
         }
 
-        long highWatermark()
+        public long highWatermark()
         {
             return buffer.getLong(offset + 24);
         }
 
-        long logStartOffset()
+        public long logStartOffset()
         {
             return buffer.getLong(offset + 32);
         }
 
-        long logEndOffset()
+        public long logEndOffset()
         {
             return buffer.getLong(offset + 40);
         }
 
-        DirectBuffer buffer()
+        public DirectBuffer buffer()
         {
             return buffer;
         }
 
-        int recordsOffset()
+        public int recordsOffset()
         {
             return offset + HEADER_LENGTH;
         }
     }
 
     /** Flyweight over an EPOCH_REQUEST. */
-    static final class EpochRequest
+    public static final class EpochRequest
     {
-        static final int LENGTH = 24;
+        public static final int LENGTH = 24;
         private MutableDirectBuffer buffer;
         private int offset;
 
-        EpochRequest wrap(final MutableDirectBuffer buffer, final int offset)
+        public EpochRequest wrap(final MutableDirectBuffer buffer, final int offset)
         {
             this.buffer = buffer;
             this.offset = offset;
             return this;
         }
 
-        EpochRequest encode(final int partitionId, final int replicaId, final int leaderEpoch,
+        public EpochRequest encode(final int partitionId, final int replicaId, final int leaderEpoch,
             final int requestedEpoch, final long correlationId)
         {
             buffer.putInt(offset, partitionId);
@@ -247,47 +253,47 @@ final class FetchMessages
             return this;
         }
 
-        int partitionId()
+        public int partitionId()
         {
             return buffer.getInt(offset);
         }
 
-        int replicaId()
+        public int replicaId()
         {
             return buffer.getInt(offset + 4);
         }
 
-        int leaderEpoch()
+        public int leaderEpoch()
         {
             return buffer.getInt(offset + 8);
         }
 
-        int requestedEpoch()
+        public int requestedEpoch()
         {
             return buffer.getInt(offset + 12);
         }
 
-        long correlationId()
+        public long correlationId()
         {
             return buffer.getLong(offset + 16);
         }
     }
 
     /** Flyweight over an EPOCH_RESPONSE. */
-    static final class EpochResponse
+    public static final class EpochResponse
     {
-        static final int LENGTH = 32;
+        public static final int LENGTH = 32;
         private MutableDirectBuffer buffer;
         private int offset;
 
-        EpochResponse wrap(final MutableDirectBuffer buffer, final int offset)
+        public EpochResponse wrap(final MutableDirectBuffer buffer, final int offset)
         {
             this.buffer = buffer;
             this.offset = offset;
             return this;
         }
 
-        EpochResponse encode(final int partitionId, final ReplicationError error, final int leaderEpoch,
+        public EpochResponse encode(final int partitionId, final ReplicationError error, final int leaderEpoch,
             final int epoch, final long correlationId, final long endOffset)
         {
             buffer.putInt(offset, partitionId);
@@ -299,32 +305,32 @@ final class FetchMessages
             return this;
         }
 
-        int partitionId()
+        public int partitionId()
         {
             return buffer.getInt(offset);
         }
 
-        ReplicationError error()
+        public ReplicationError error()
         {
             return ReplicationError.fromCodeOrStorageError(buffer.getInt(offset + 4));
         }
 
-        int leaderEpoch()
+        public int leaderEpoch()
         {
             return buffer.getInt(offset + 8);
         }
 
-        int epoch()
+        public int epoch()
         {
             return buffer.getInt(offset + 12);
         }
 
-        long correlationId()
+        public long correlationId()
         {
             return buffer.getLong(offset + 16);
         }
 
-        long endOffset()
+        public long endOffset()
         {
             return buffer.getLong(offset + 24);
         }

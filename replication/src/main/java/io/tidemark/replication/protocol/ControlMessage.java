@@ -1,10 +1,12 @@
-package io.tidemark.replication;
+package io.tidemark.replication.protocol;
 
 /**
  * Control-plane messages between replica hosts and the controller (objects on queues: they are rare, unlike the
  * fetch path's flyweights).
+ * <p>
+ * Internal: public only so that the replication packages share it; not part of the API.
  */
-sealed interface ControlMessage
+public sealed interface ControlMessage
 {
     /**
      * Host to controller: a host (re)starts, or re-registers after its session expired. {@code possibleDataLoss}:
@@ -40,13 +42,13 @@ sealed interface ControlMessage
         long[] incarnations) implements ControlMessage
     {
         /** A request that states no incarnation (a host added is then accepted in whatever incarnation is alive). */
-        AlterIsr(final int partitionId, final int leaderId, final int leaderEpoch, final int expectedVersion,
+        public AlterIsr(final int partitionId, final int leaderId, final int leaderEpoch, final int expectedVersion,
             final int[] newIsr)
         {
             this(partitionId, leaderId, leaderEpoch, expectedVersion, newIsr, null);
         }
 
-        long incarnationOf(final int host)
+        public long incarnationOf(final int host)
         {
             if (null != incarnations)
             {

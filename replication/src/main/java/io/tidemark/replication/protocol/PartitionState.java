@@ -1,4 +1,6 @@
-package io.tidemark.replication;
+package io.tidemark.replication.protocol;
+
+import io.tidemark.replication.TopicPartition;
 
 import java.util.Arrays;
 
@@ -50,7 +52,7 @@ public record PartitionState(
         return contains(assignedReplicas, host);
     }
 
-    static boolean contains(final int[] hosts, final int host)
+    public static boolean contains(final int[] hosts, final int host)
     {
         for (final int h : hosts)
         {
@@ -63,7 +65,7 @@ public record PartitionState(
     }
 
     /** @return this state's contribution to a host's state digest (summed over its partitions). */
-    long digest()
+    public long digest()
     {
         long h = partitionId * 0x9E3779B97F4A7C15L ^ leaderEpoch * 0xC2B2AE3D27D4EB4FL ^ version * 0x165667B19E3779F9L;
         h ^= h >>> 33;
@@ -71,13 +73,14 @@ public record PartitionState(
         return h ^ (h >>> 33);
     }
 
-    PartitionState with(final int[] newIsr, final int[] newEligible, final int newLeader, final int newLeaderEpoch)
+    public PartitionState with(
+        final int[] newIsr, final int[] newEligible, final int newLeader, final int newLeaderEpoch)
     {
         return new PartitionState(partitionId, topicPartition, assignedReplicas, newIsr, newEligible, recovering,
             newLeader, newLeaderEpoch, version + 1);
     }
 
-    PartitionState withRecovering(final int[] newRecovering, final int[] newEligible)
+    public PartitionState withRecovering(final int[] newRecovering, final int[] newEligible)
     {
         return new PartitionState(partitionId, topicPartition, assignedReplicas, isr, newEligible, newRecovering,
             leader, leaderEpoch, version + 1);
