@@ -188,56 +188,6 @@ class BenchmarksSmokeTest
     }
 
     @Test
-    void indexLookupsFindTheFloorEntry() throws Exception
-    {
-        final io.tidemark.store.IndexLookupBenchmark bench = new io.tidemark.store.IndexLookupBenchmark();
-        bench.entries = 4_096;
-        bench.build();
-        try
-        {
-            for (int i = 0; i < OPS; i++)
-            {
-                final int position = bench.offsetIndexLookup();
-                assertTrue(position >= 0 && position < 4_096 * 4_096 && position % 4_096 == 0, "" + position);
-                final long offset = bench.timeIndexLookup();
-                assertTrue(offset >= 1_000_000L, "" + offset);
-            }
-        }
-        finally
-        {
-            bench.close();
-        }
-    }
-
-    @Test
-    void highWatermarkAdvances() throws Exception
-    {
-        final io.tidemark.replication.HighWatermarkBenchmark bench =
-            new io.tidemark.replication.HighWatermarkBenchmark();
-        bench.start();
-        try
-        {
-            for (int i = 0; i < OPS; i++)
-            {
-                assertTrue(bench.advanceTo());
-                assertTrue(bench.leaderRule());
-            }
-            final io.tidemark.replication.HighWatermarkBenchmark.Candidate a =
-                new io.tidemark.replication.HighWatermarkBenchmark.Candidate();
-            final io.tidemark.replication.HighWatermarkBenchmark.Candidate b =
-                new io.tidemark.replication.HighWatermarkBenchmark.Candidate();
-            a.value = 3L * OPS;
-            b.value = 3L * OPS;
-            assertTrue(bench.contendedAdvanceTo(a));
-            assertFalse(bench.contendedAdvanceTo(b), "the same candidate does not move it twice");
-        }
-        finally
-        {
-            bench.stop();
-        }
-    }
-
-    @Test
     void transportDeliversEveryMessage() throws Exception
     {
         final RingBufferTransportBenchmark bench = new RingBufferTransportBenchmark();

@@ -1,7 +1,5 @@
 package io.tidemark.store;
 
-import io.tidemark.bench.JvmFlags;
-import io.tidemark.bench.harness.TempDirs;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
 import org.openjdk.jmh.annotations.Fork;
@@ -29,15 +27,18 @@ import java.util.concurrent.TimeUnit;
  * {@link #entries} entries, one per 4 KiB of log, about 22 records apart. Targets are drawn at random over the whole
  * range (pre-drawn, so the benchmark measures the search, not the random generator).
  * <p>
- * This class lives in {@code io.tidemark.store} (in the bench module) because the indexes are package-private: the
- * store exposes them only through {@code LogReader.seek} and {@code Log.offsetForTimestamp}, which
- * {@code StoreReadBenchmark.randomLookup} measures end to end.
+ * This benchmark lives in the store's test sources because the indexes are package-private: the store exposes them
+ * only through {@code LogReader.seek} and {@code Log.offsetForTimestamp}, which the bench's
+ * {@code StoreReadBenchmark.randomLookup} measures end to end. {@code IndexLookupBenchmarkTest} runs it once as a
+ * test; to measure it (docs/benchmarks.md): {@code mvn -B -o -q -pl store -am test-compile}, then
+ * {@code mvn -B -o -q -pl store exec:exec -Dexec.classpathScope=test -Dexec.executable=java
+ * "-Dexec.args=-cp %classpath org.openjdk.jmh.Main IndexLookupBenchmark"}.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {JvmFlags.ADD_EXPORTS, JvmFlags.MISC_TO_UNNAMED})
+@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"})
 @State(Scope.Thread)
 public class IndexLookupBenchmark
 {
@@ -101,7 +102,10 @@ public class IndexLookupBenchmark
         {
             timeIndex.file().close();
         }
-        TempDirs.deleteRecursively(dir);
+        if (null != dir)
+        {
+            CrashSupport.deleteTree(dir);
+        }
     }
 
     /** @return the file position of the last indexed batch at or below a random offset. */

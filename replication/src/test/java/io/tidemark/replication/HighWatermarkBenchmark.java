@@ -1,7 +1,5 @@
 package io.tidemark.replication;
 
-import io.tidemark.bench.JvmFlags;
-import io.tidemark.bench.harness.TempDirs;
 import io.tidemark.store.LogContext;
 import org.openjdk.jmh.annotations.Benchmark;
 import org.openjdk.jmh.annotations.BenchmarkMode;
@@ -21,7 +19,9 @@ import org.openjdk.jmh.annotations.Warmup;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 
 /**
  * Advancing the high watermark:
@@ -33,15 +33,18 @@ import java.util.concurrent.TimeUnit;
  *     <li>{@code contended} group: two threads advancing the same high watermark to the same rising candidates (one
  *     wins each CAS, the other finds it already there), as two fetcher-driven updates racing.</li>
  * </ul>
- * This class lives in {@code io.tidemark.replication} (in the bench module) because {@code HighWatermark} and
- * {@code LeaderState} are package-private; it takes them from a real leader of an INVOKER-mode cluster, whose
- * agents never run during the measurement.
+ * This benchmark lives in replication's test sources because {@code HighWatermark} and {@code LeaderState} are
+ * package-private; it takes them from a real leader of an INVOKER-mode cluster, whose agents never run during the
+ * measurement. {@code HighWatermarkBenchmarkTest} runs it once as a test; to measure it (docs/benchmarks.md):
+ * {@code mvn -B -o -q -pl replication -am test-compile}, then {@code mvn -B -o -q -pl replication exec:exec
+ * -Dexec.classpathScope=test -Dexec.executable=java
+ * "-Dexec.args=-cp %classpath org.openjdk.jmh.Main HighWatermarkBenchmark"}.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
 @Warmup(iterations = 3, time = 1)
 @Measurement(iterations = 5, time = 1)
-@Fork(value = 1, jvmArgsAppend = {JvmFlags.ADD_EXPORTS, JvmFlags.MISC_TO_UNNAMED})
+@Fork(value = 1, jvmArgsAppend = {"--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED"})
 @State(Scope.Benchmark)
 public class HighWatermarkBenchmark
 {
@@ -101,7 +104,7 @@ public class HighWatermarkBenchmark
         {
             cluster.close();
         }
-        TempDirs.deleteRecursively(dir);
+        deleteTree(dir);
     }
 
     /** @return whether it moved (always). */
@@ -139,5 +142,24 @@ public class HighWatermarkBenchmark
     public boolean contendedAdvanceTo(final Candidate candidate)
     {
         return highWatermark.advanceTo(++candidate.value);
+    }
+
+    private static void deleteTree(final Path dir)
+    {
+        if (null == dir || !Files.exists(dir))
+        {
+            return;
+        }
+        try (Stream<Path> paths = Files.walk(dir))
+        {
+            for (final Path path : paths.sorted(Comparator.reverseOrder()).toList())
+            {
+                Files.deleteIfExists(path);
+            }
+        }
+        catch (final IOException ex)
+        {
+            System.err.println("could not delete " + dir + ": " + ex);
+        }
     }
 }
