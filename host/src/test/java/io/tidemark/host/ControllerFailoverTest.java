@@ -4,7 +4,7 @@ import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
 import io.tidemark.replication.Acks;
-import io.tidemark.replication.PartitionState;
+import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 import org.apache.curator.framework.CuratorFramework;
