@@ -35,10 +35,9 @@ import java.util.stream.Stream;
  * </ul>
  * This benchmark lives in replication's test sources because {@code HighWatermark} and {@code LeaderState} are
  * package-private; it takes them from a real leader of an INVOKER-mode cluster, whose agents never run during the
- * measurement. {@code HighWatermarkBenchmarkTest} runs it once as a test; to measure it (docs/benchmarks.md):
- * {@code mvn -B -o -q -pl replication -am test-compile}, then {@code mvn -B -o -q -pl replication exec:exec
- * -Dexec.classpathScope=test -Dexec.executable=java
- * "-Dexec.args=-cp %classpath org.openjdk.jmh.Main HighWatermarkBenchmark"}.
+ * measurement. {@code HighWatermarkBenchmarkTest} runs it once as a test; to measure it, run JMH on the module's
+ * test class path (the commands: docs/benchmarks.md), e.g.
+ * {@code java -cp <replication test class path> org.openjdk.jmh.Main HighWatermarkBenchmark}.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)

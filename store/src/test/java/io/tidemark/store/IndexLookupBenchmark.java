@@ -30,9 +30,8 @@ import java.util.concurrent.TimeUnit;
  * This benchmark lives in the store's test sources because the indexes are package-private: the store exposes them
  * only through {@code LogReader.seek} and {@code Log.offsetForTimestamp}, which the bench's
  * {@code StoreReadBenchmark.randomLookup} measures end to end. {@code IndexLookupBenchmarkTest} runs it once as a
- * test; to measure it (docs/benchmarks.md): {@code mvn -B -o -q -pl store -am test-compile}, then
- * {@code mvn -B -o -q -pl store exec:exec -Dexec.classpathScope=test -Dexec.executable=java
- * "-Dexec.args=-cp %classpath org.openjdk.jmh.Main IndexLookupBenchmark"}.
+ * test; to measure it, run JMH on the module's test class path (the commands: docs/benchmarks.md), e.g.
+ * {@code java -cp <store test class path> org.openjdk.jmh.Main IndexLookupBenchmark}.
  */
 @BenchmarkMode(Mode.Throughput)
 @OutputTimeUnit(TimeUnit.SECONDS)
