@@ -328,9 +328,11 @@ public final class ZooKeeperControllerFailover
 
     /**
      * Delete election nodes a previous incarnation of this host left (it was killed; its session has not expired):
-     * a host starting again must not wait a ZooKeeper session for its own dead candidacy. The epoch is bumped with
-     * each deletion, as a depose does, in case that incarnation is in fact alive (two processes of one host id are
-     * refused elsewhere, but fencing does not rely on it).
+     * a host starting again must not wait a ZooKeeper session for its own dead candidacy. When that node is the
+     * elected one (the previous incarnation was the controller), the epoch is bumped in the same transaction, as a
+     * depose does, in case that incarnation is in fact alive (two processes of one host id are refused elsewhere, but
+     * fencing does not rely on it); a node that is not elected is deleted only while the elected node it is behind
+     * is still there, and the live controller's epoch is left alone.
      *
      * @param ownSession the session id of this process's client: nodes it owns are not stale.
      * @return the stale nodes deleted.
@@ -349,6 +351,15 @@ public final class ZooKeeperControllerFailover
             {
                 return 0;
             }
+            String lowest = null;
+            for (final String child : children)
+            {
+                final long sequence = sequence(child);
+                if (sequence >= 0 && (null == lowest || sequence < sequence(lowest)))
+                {
+                    lowest = child;
+                }
+            }
             for (final String child : children)
             {
                 final String path = electionPath() + "/" + child;
@@ -358,6 +369,14 @@ public final class ZooKeeperControllerFailover
                     if (parseHost(client.getData().storingStatIn(stat).forPath(path)) != hostId ||
                         stat.getEphemeralOwner() == ownSession)
                     {
+                        continue;
+                    }
+                    if (!child.equals(lowest))
+                    {
+                        client.transaction().forOperations(
+                            client.transactionOp().check().forPath(electionPath() + "/" + lowest),
+                            client.transactionOp().delete().withVersion(stat.getVersion()).forPath(path));
+                        deleted++;
                         continue;
                     }
                     final String epochPath = root + "/" + ZooKeeperControllerStore.CONTROLLER_EPOCH;
@@ -382,7 +401,7 @@ public final class ZooKeeperControllerFailover
                 }
                 catch (final KeeperException.NoNodeException | KeeperException.BadVersionException ex)
                 {
-                    // gone meanwhile, or the epoch moved: looked at again at the next start, or its session ends
+                    // gone meanwhile, or the election or the epoch moved: its session's end removes it
                 }
             }
             return deleted;

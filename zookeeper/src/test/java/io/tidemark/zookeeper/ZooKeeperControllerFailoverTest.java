@@ -150,6 +150,44 @@ class ZooKeeperControllerFailoverTest
         }
     }
 
+    @Test
+    void aRestartedHostThatWasNotTheControllerLeavesTheEpochAlone() throws Exception
+    {
+        try (TestingServer server = new TestingServer(true);
+            CuratorFramework controllerClient = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                new RetryOneTime(100));
+            CuratorFramework dead = CuratorFrameworkFactory.newClient(server.getConnectString(), 60_000, 10_000,
+                new RetryOneTime(100));
+            CuratorFramework restarted = CuratorFrameworkFactory.newClient(server.getConnectString(),
+                new RetryOneTime(100)))
+        {
+            controllerClient.start();
+            dead.start();
+            restarted.start();
+            final ZooKeeperControllerElection controller = new ZooKeeperControllerElection(controllerClient, ROOT, 1,
+                null);
+            assertTrue(controller.awaitLeadership(10_000));
+            final ZooKeeperControllerStore store = new ZooKeeperControllerStore(controllerClient, ROOT, false);
+            final ZooKeeperControllerElection killed = new ZooKeeperControllerElection(dead, ROOT, 0, null);
+            try
+            {
+                assertTrue(waitFor(() -> killed.controllerHostId() == 1));
+                final ZooKeeperControllerFailover failover = new ZooKeeperControllerFailover(restarted, ROOT, 0, 3,
+                    1_000);
+                assertEquals(1, failover.deleteStaleCandidacies(restarted.getZookeeperClient().getZooKeeper()
+                    .getSessionId()));
+                store.reserveProducerIds(1); // the live controller is not fenced by a candidate's clean-up
+                assertTrue(controller.isController());
+            }
+            finally
+            {
+                store.close();
+                killed.close();
+                controller.close();
+            }
+        }
+    }
+
     private static int awaitOneController(final List<ZooKeeperControllerElection> candidates) throws Exception
     {
         final int[] found = {-1};

@@ -353,8 +353,9 @@ final class FaultPhase
             {
                 final byte[] data = client.getData().forPath(LoopbackCluster.root() + "/" +
                     ZooKeeperControllerStore.CONTROLLER_EPOCH);
-                return data.length == 4 ? Integer.toString(java.nio.ByteBuffer.wrap(data).getInt()) :
-                    data.length == 8 ? Long.toString(java.nio.ByteBuffer.wrap(data).getLong()) :
+                // the store's 8-byte little-endian counter (ZooKeeperCounters)
+                return data.length == 8 ? Long.toString(java.nio.ByteBuffer.wrap(data)
+                    .order(java.nio.ByteOrder.LITTLE_ENDIAN).getLong()) :
                     new String(data, StandardCharsets.UTF_8).trim();
             }
             catch (final Exception ex)
