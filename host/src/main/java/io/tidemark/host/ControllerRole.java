@@ -155,6 +155,13 @@ final class ControllerRole implements Runnable, AutoCloseable
     static final long ANNOUNCE_INTERVAL_MS = 100;
     /** A duty cycle stuck for longer stops the announcements, so that the hosts depose this controller. */
     static final long STUCK_MS = 10_000;
+    /**
+     * Silence from a controller this host has not heard since it began watching it is suspected only after this many
+     * controller timeouts. At a cluster's start the hosts' control streams connect over a few seconds while the JVMs
+     * start and compile (a measured run: a controller elected at start was deposed 4 s later, its announcements
+     * dropped by hosts that did not know its endpoint yet); once heard, the plain timeout applies.
+     */
+    static final int FIRST_WORD_TIMEOUTS = 5;
 
     private final ZooKeeperControllerFailover failover;
     private final long controllerTimeoutNs;
@@ -366,6 +373,7 @@ final class ControllerRole implements Runnable, AutoCloseable
     /**
      * Watch the elected controller's announcements; after the controller timeout of silence, vote against it and
      * depose it once a majority agrees ({@link ZooKeeperControllerFailover}); withdraw the vote when it speaks again.
+     * A controller not heard since the watch began gets {@link #FIRST_WORD_TIMEOUTS} timeouts.
      */
     private int watchController(final long nowNs)
     {
@@ -386,8 +394,9 @@ final class ControllerRole implements Runnable, AutoCloseable
             watchedSinceNs = nowNs;
         }
         final long heard = channel.controllerHeardNanos(hostId);
-        final long lastSign = 0 != heard && heard - watchedSinceNs > 0 ? heard : watchedSinceNs;
-        if (nowNs - lastSign <= controllerTimeoutNs)
+        final boolean heardIt = 0 != heard && heard - watchedSinceNs > 0;
+        final long lastSign = heardIt ? heard : watchedSinceNs;
+        if (nowNs - lastSign <= (heardIt ? controllerTimeoutNs : FIRST_WORD_TIMEOUTS * controllerTimeoutNs))
         {
             failover.withdraw();
             return 0;
