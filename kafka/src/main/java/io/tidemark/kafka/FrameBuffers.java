@@ -58,7 +58,7 @@ final class FrameBuffers
         }
         final int capacity = length > MAX_POOLED_CAPACITY ? length :
             Math.max(MIN_CAPACITY, Integer.highestOneBit(Math.max(1, length - 1)) << 1);
-        return ByteBuffer.allocate(Math.max(length, capacity)).limit(length);
+        return ByteBuffer.allocate(capacity).limit(length);
     }
 
     /**

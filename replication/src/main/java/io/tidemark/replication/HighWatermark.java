@@ -136,7 +136,8 @@ final class HighWatermark
      * housekeeping (the duty-cycle thread, or a housekeeping thread that parks: the write forces a file and its
      * directory to disk, which can wait for the journal behind every dirty page of the file system, so it must never
      * run on the thread that serves produce and fetch) and by the replica's clean close; the lock keeps the two from
-     * writing the temporary file at once, and after {@link #close} no write happens (the directory may be going away).
+     * writing the temporary file at once, and after {@link #close} or {@link #halt} no write happens (the directory
+     * may be going away).
      */
     synchronized void checkpoint() throws IOException
     {
@@ -154,24 +155,23 @@ final class HighWatermark
         }
     }
 
-    /**
-     * No checkpoint is written after this; waits for a write in progress.
-     *
-     * @param write whether to write a last checkpoint first (a clean close), or not (a halt, as a killed process).
-     */
-    synchronized void close(final boolean write) throws IOException
+    /** A clean close: write a last checkpoint; none is written after it (waits for a write in progress). */
+    synchronized void close() throws IOException
     {
         try
         {
-            if (write)
-            {
-                checkpoint();
-            }
+            checkpoint();
         }
         finally
         {
             closed = true;
         }
+    }
+
+    /** As a killed process: no checkpoint is written from now on (waits for a write in progress). */
+    synchronized void halt()
+    {
+        closed = true;
     }
 
     @Override

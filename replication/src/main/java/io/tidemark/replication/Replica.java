@@ -178,7 +178,7 @@ final class Replica implements AutoCloseable
         }
         try
         {
-            highWatermark.close(true);
+            highWatermark.close();
         }
         catch (final IOException ignore)
         {
@@ -196,14 +196,7 @@ final class Replica implements AutoCloseable
         {
             leader.close();
         }
-        try
-        {
-            highWatermark.close(false);
-        }
-        catch (final IOException impossible)
-        {
-            throw new IllegalStateException(impossible); // close(false) writes nothing
-        }
+        highWatermark.halt();
         log.halt();
         counters.close();
     }

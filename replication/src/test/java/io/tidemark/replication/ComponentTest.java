@@ -79,7 +79,7 @@ class ComponentTest
         java.nio.file.Files.createDirectories(a);
         final HighWatermark clean = new HighWatermark(a, 0);
         clean.advanceTo(7);
-        clean.close(true);
+        clean.close();
         clean.advanceTo(9);
         clean.checkpoint(); // a housekeeping pass that raced the close: writes nothing
         assertEquals(7, HighWatermark.load(a, 100).get(), "the clean close wrote the last checkpoint, nothing after");
@@ -90,7 +90,7 @@ class ComponentTest
         halted.advanceTo(5);
         halted.checkpoint();
         halted.advanceTo(8);
-        halted.close(false);
+        halted.halt();
         halted.checkpoint();
         assertEquals(5, HighWatermark.load(b, 100).get(), "a halt writes nothing, as a killed process");
     }
