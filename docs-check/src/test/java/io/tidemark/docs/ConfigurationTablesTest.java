@@ -6,6 +6,8 @@ import io.tidemark.host.ClientConfig;
 import io.tidemark.host.HostConfig;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.LogContext;
+import io.tidemark.store.config.ConfigDef;
+import io.tidemark.store.config.ConfigKey;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 import org.junit.jupiter.api.Test;
 
@@ -29,7 +31,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 /**
  * The configuration tables of the docs (each introduced by {@code <!-- config-table: ClassName -->}) list exactly
  * the keys of their class's {@code KEYS}: no key of the code undocumented, no documented key the code does not
- * accept, none twice. Every class of the main sources that declares a {@code KEYS} list must have a table.
+ * accept, none twice. Every class of the main sources that declares a {@code KEYS} list must have a table. For a
+ * class whose keys are defined with a {@link ConfigDef}, the table is exactly its {@link ConfigDef#markdownTable()}:
+ * key, default and meaning come from the definitions, so that the docs say what the code does.
  */
 class ConfigurationTablesTest
 {
@@ -43,6 +47,10 @@ class ConfigurationTablesTest
         "ClientConfig", ClientConfig.KEYS,
         "ZooKeeperSettings", ZooKeeperSettings.KEYS,
         "KafkaContext", io.tidemark.kafka.KafkaContext.KEYS);
+
+    /** The classes whose keys are defined with a {@link ConfigDef}: their tables are generated from it. */
+    private static final Map<String, ConfigDef<?>> DEFINITIONS = Map.of(
+        "LogContext", LogContext.CONFIG);
 
     private static final Pattern FIRST_CELL_KEY = Pattern.compile("^\\|\\s*`([^`]+)`\\s*\\|");
     private static final Pattern KEYS_DECLARATION = Pattern.compile("public static final Set<String> KEYS\\b");
@@ -117,6 +125,59 @@ class ConfigurationTablesTest
             }
         }
         assertEquals(List.of(), problems, "configuration tables against the code");
+    }
+
+    @Test
+    void definedTablesAreTheirDefinitions()
+    {
+        final List<String> problems = new ArrayList<>();
+        final Set<String> seen = new TreeSet<>();
+        for (final MarkdownFile page : Repository.pages())
+        {
+            for (final MarkdownFile.MarkedBlock block : page.markedBlocks())
+            {
+                final ConfigDef<?> definition = DEFINITIONS.get(block.value());
+                if (!block.kind().equals("config-table") || null == definition)
+                {
+                    continue;
+                }
+                seen.add(block.value());
+                final List<String> expected = definition.markdownTable();
+                final List<String> actual = block.lines().stream().filter((l) -> l.startsWith("|")).toList();
+                if (!expected.equals(actual))
+                {
+                    problems.add(Repository.name(page.path()) + ":" + block.line() + ": the table of " +
+                        block.value() + " is not its definition (" + block.value() + ".CONFIG); it should read:\n" +
+                        String.join("\n", expected));
+                }
+            }
+        }
+        assertEquals(new TreeSet<>(DEFINITIONS.keySet()), seen, "classes with a ConfigDef and a table");
+        assertEquals(List.of(), problems, "configuration tables against their definitions");
+    }
+
+    @Test
+    void documentedDefaultsStartWithTheDefault()
+    {
+        final List<String> problems = new ArrayList<>();
+        for (final Map.Entry<String, ConfigDef<?>> entry : new TreeMap<>(DEFINITIONS).entrySet())
+        {
+            for (final ConfigKey<?> key : entry.getValue().keys())
+            {
+                final Object value = key.defaultValue();
+                if ((value instanceof Number || value instanceof Boolean) &&
+                    !key.defaultText().startsWith(String.valueOf(value)))
+                {
+                    problems.add(entry.getKey() + " " + key.name() + ": default " + value + " documented as " +
+                        key.defaultText());
+                }
+                if (null == key.doc() || key.doc().isBlank())
+                {
+                    problems.add(entry.getKey() + " " + key.name() + ": no documentation");
+                }
+            }
+        }
+        assertEquals(List.of(), problems, "documented defaults");
     }
 
     @Test

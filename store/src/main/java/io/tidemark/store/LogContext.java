@@ -4,6 +4,9 @@ import io.tidemark.store.file.FileSync;
 import io.tidemark.store.format.RecordBatchDescriptor;
 import io.tidemark.store.format.RecordDescriptor;
 
+import io.tidemark.store.config.ConfigDef;
+import io.tidemark.store.config.ConfigKey;
+
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.IdleStrategy;
@@ -27,55 +30,110 @@ import java.util.concurrent.ThreadFactory;
  */
 public final class LogContext
 {
-    /**
-     * Size at which the active segment rolls. Default 1 GiB, at most 2 GiB - 8 ({@code Integer.MAX_VALUE - 7}, the
-     * largest multiple of the 8-byte frame alignment that positions, which are ints, can hold; every position and
-     * length computation is overflow-safe up to it).
-     */
+    /** Size at which the active segment rolls: {@link #CONFIG}. */
     public static final String SEGMENT_BYTES = "segment.bytes";
-    /** Age (since the segment's first append) at which the active segment rolls. Default 7 days. */
+    /** Age (since the segment's first append) at which the active segment rolls: {@link #CONFIG}. */
     public static final String SEGMENT_MS = "segment.ms";
-    /** Upper bound of each sparse index file. Default 10 MiB, at most 2 GiB - 1. */
+    /** Upper bound of each sparse index file: {@link #CONFIG}. */
     public static final String SEGMENT_INDEX_BYTES = "segment.index.bytes";
-    /** Log bytes between two sparse index entries. Default 4096. */
+    /** Log bytes between two sparse index entries: {@link #CONFIG}. */
     public static final String INDEX_INTERVAL_BYTES = "index.interval.bytes";
-    /** Largest record batch, header included. Default 1 MiB, at most {@link #SEGMENT_BYTES}. */
+    /** Largest record batch, header included, at most {@link #SEGMENT_BYTES}: {@link #CONFIG}. */
     public static final String MAX_MESSAGE_BYTES = "max.message.bytes";
-    /** Flush after this many records. Default {@link Long#MAX_VALUE}: never by count. */
+    /** Flush after this many records: {@link #CONFIG}. */
     public static final String FLUSH_INTERVAL_MESSAGES = "flush.interval.messages";
-    /** Flush when the oldest unflushed data is this old (checked by the log agent). Default never. */
+    /** Flush when the oldest unflushed data is this old (checked by the log agent): {@link #CONFIG}. */
     public static final String FLUSH_INTERVAL_MS = "flush.interval.ms";
-    /** Delete the oldest segments while the log is larger than this. Default -1: no size limit. */
+    /** Delete the oldest segments while the log is larger than this: {@link #CONFIG}. */
     public static final String RETENTION_BYTES = "retention.bytes";
-    /** Delete segments whose newest record is older than this. Default 7 days; -1: no time limit. */
+    /** Delete segments whose newest record is older than this: {@link #CONFIG}. */
     public static final String RETENTION_MS = "retention.ms";
-    /** How often the log agent applies retention. Default 5 minutes. */
+    /** How often the log agent applies retention: {@link #CONFIG}. */
     public static final String RETENTION_CHECK_INTERVAL_MS = "retention.check.interval.ms";
-    /**
-     * How far ahead of the writer the log agent reserves and pre-faults pages, at least: a writer that writes more
-     * than this in 250 ms gets what it writes in 250 ms, up to 4 times this. Default 8 MiB, at most 1 GiB; 0
-     * disables.
-     */
+    /** How far ahead of the writer the log agent reserves and pre-faults pages: {@link #CONFIG}. */
     public static final String PRETOUCH_BYTES = "pretouch.bytes";
-    /** Whether readers verify each batch's CRC before handing it out. Default true. */
+    /** Whether readers verify each batch's CRC before handing it out: {@link #CONFIG}. */
     public static final String READ_VERIFY_CRC = "read.verify.crc";
     /**
-     * Most bytes the writer may have written that the kernel has not been asked to write back: the log agent starts
-     * writeback of every full page written once this many bytes await it, so that the page cache never holds enough
-     * of this log's dirty data to throttle the writer. About latency, not durability: it never moves the recovery
-     * point (the flush keys do). Default {@value #DEFAULT_DIRTY_BYTES_MAX}: off (the kernel decides when), because
-     * measured so far it has not paid for itself: on ext4 an {@code msync} is an fsync of the range (a journal commit
-     * and a disk cache flush) that holds the agent away from pre-faulting (docs/durability.md).
+     * Most bytes the writer may have written that the kernel has not been asked to write back ({@link #CONFIG}).
+     * About latency, not durability: it never moves the recovery point. Off by default because measured so far it
+     * has not paid for itself: on ext4 an {@code msync} is an fsync of the range (a journal commit and a disk cache
+     * flush) that holds the agent away from pre-faulting (docs/durability.md).
      */
     public static final String DIRTY_BYTES_MAX = "dirty.bytes.max";
     /** Default of {@link #DIRTY_BYTES_MAX}: 0, off. */
     public static final long DEFAULT_DIRTY_BYTES_MAX = 0;
 
-    /** Every key {@link #fromProperties(Path, Map)} accepts. */
-    public static final Set<String> KEYS = Set.of(
-        SEGMENT_BYTES, SEGMENT_MS, SEGMENT_INDEX_BYTES, INDEX_INTERVAL_BYTES, MAX_MESSAGE_BYTES,
-        FLUSH_INTERVAL_MESSAGES, FLUSH_INTERVAL_MS, RETENTION_BYTES, RETENTION_MS, RETENTION_CHECK_INTERVAL_MS,
-        PRETOUCH_BYTES, READ_VERIFY_CRC, DIRTY_BYTES_MAX);
+    private static final long DAYS_7_MS = 7L * 24 * 60 * 60 * 1000;
+    private static final long CONFIG_MIN_MESSAGE_BYTES = RecordBatchDescriptor.HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH;
+
+    /**
+     * Every key of a log, defined once (name, default, accepted values, documentation): {@link #fromProperties}
+     * parses with it, {@link #conclude()} validates with it, and the table of docs/configuration.md is its
+     * {@link ConfigDef#markdownTable()}.
+     */
+    public static final ConfigDef<LogContext> CONFIG = new ConfigDef<LogContext>()
+        .define(ConfigKey.ofLong(SEGMENT_BYTES, 1L << 30, 1024, Segment.MAX_FILE_LENGTH)
+            .withDefaultText("1073741824 (1 GiB)")
+            .withDoc("Size at which the active segment rolls (1 KiB .. 2 GiB-8: positions are ints, and 2 GiB-8 is " +
+            "the largest 8-byte-aligned one; every position and length sum is overflow-safe up to it, tested with a " +
+            "sparse segment of that size filled past its roll point)."),
+            (c) -> c.segmentBytes, LogContext::segmentBytes)
+        .define(ConfigKey.ofLong(SEGMENT_MS, DAYS_7_MS, 1, Long.MAX_VALUE)
+            .withDefaultText("604800000 (7 days)")
+            .withDoc("Age (since the segment's first append) at which it rolls."),
+            (c) -> c.segmentMs, LogContext::segmentMs)
+        .define(ConfigKey.ofLong(SEGMENT_INDEX_BYTES, 10L * 1024 * 1024,
+            4L * OffsetIndex.ENTRY_LENGTH * TimeIndex.ENTRY_LENGTH, Integer.MAX_VALUE)
+            .withDoc("Upper bound of each index file, at most 2 GiB-1 (an index is sized to what its segment can " +
+            "need)."),
+            (c) -> c.segmentIndexBytes, LogContext::segmentIndexBytes)
+        .define(ConfigKey.ofLong(INDEX_INTERVAL_BYTES, 4096, 0, Integer.MAX_VALUE)
+            .withDoc("Log bytes between two sparse index entries (offset and time index on one schedule)."),
+            (c) -> c.indexIntervalBytes, LogContext::indexIntervalBytes)
+        .define(ConfigKey.ofLong(MAX_MESSAGE_BYTES, 1024 * 1024, CONFIG_MIN_MESSAGE_BYTES, Segment.MAX_FILE_LENGTH)
+            .withDoc("Largest batch, header included; at most `segment.bytes`."),
+            (c) -> c.maxMessageBytes, LogContext::maxMessageBytes)
+        .define(ConfigKey.ofLong(FLUSH_INTERVAL_MESSAGES, Long.MAX_VALUE, 1, Long.MAX_VALUE)
+            .withDefaultText("9223372036854775807 (Long.MAX_VALUE: never)")
+            .withDoc("Flush on the append path once this many records are unflushed."),
+            (c) -> c.flushIntervalMessages, LogContext::flushIntervalMessages)
+        .define(ConfigKey.ofLong(FLUSH_INTERVAL_MS, Long.MAX_VALUE, 1, Long.MAX_VALUE)
+            .withDefaultText("9223372036854775807 (Long.MAX_VALUE: never)")
+            .withDoc("Flush (from the agent) when the last flush is this old and data is unflushed."),
+            (c) -> c.flushIntervalMs, LogContext::flushIntervalMs)
+        .define(ConfigKey.ofLong(RETENTION_BYTES, -1, 0, Long.MAX_VALUE).orSpecial(-1L)
+            .withDefaultText("-1 (no limit)")
+            .withDoc("Delete the oldest segments while the log is larger."),
+            (c) -> c.retentionBytes, LogContext::retentionBytes)
+        .define(ConfigKey.ofLong(RETENTION_MS, DAYS_7_MS, 0, Long.MAX_VALUE).orSpecial(-1L)
+            .withDefaultText("604800000 (7 days)")
+            .withDoc("Delete segments whose newest record is older; -1: no limit."),
+            (c) -> c.retentionMs, LogContext::retentionMs)
+        .define(ConfigKey.ofLong(RETENTION_CHECK_INTERVAL_MS, 5 * 60 * 1000, 1, Long.MAX_VALUE)
+            .withDoc("How often the agent applies retention."),
+            (c) -> c.retentionCheckIntervalMs, LogContext::retentionCheckIntervalMs)
+        .define(ConfigKey.ofLong(PRETOUCH_BYTES, 8L * 1024 * 1024, 0, 1L << 30)
+            .withDoc("How far ahead of the writer the agent reserves blocks and pre-faults pages, at least (it also " +
+            "keeps a 64 KiB chunk of each index file reserved past its entries); a writer that writes more than this " +
+            "in 250 ms gets what it writes in 250 ms, up to 4 times this " +
+            "([durability](durability.md#who-prepares-the-pages-ahead-of-the-writer)). At most 1 GiB; 0 disables " +
+            "both: the writer then reserves on its own thread."),
+            (c) -> c.pretouchBytes, LogContext::pretouchBytes)
+        .define(ConfigKey.ofBoolean(READ_VERIFY_CRC, true)
+            .withDoc("Readers check each batch's CRC before handing any of it out."),
+            LogContext::readVerifyCrc, LogContext::readVerifyCrc)
+        .define(ConfigKey.ofLong(DIRTY_BYTES_MAX, DEFAULT_DIRTY_BYTES_MAX, 2 * Segment.PAGE_SIZE, 1L << 30)
+            .orSpecial(0L)
+            .withDefaultText("0 (off)")
+            .withDoc("Bound on the log's written data not yet written back: the agent writes back written pages " +
+            "once half of it waits, so the writer does not meet the kernel's dirty-page throttling. Latency, not " +
+            "durability: it never moves the recovery point. Off by default until it is measured to pay " +
+            "([durability](durability.md#bounded-dirty-data))."),
+            (c) -> c.dirtyBytesMax, LogContext::dirtyBytesMax);
+
+    /** Every key {@link #fromProperties(Path, Map)} accepts: the names of {@link #CONFIG}. */
+    public static final Set<String> KEYS = CONFIG.names();
 
     /** How the log's background agent (flusher, pretoucher, segment preparer, retention) gets its thread. */
     public enum AgentMode
@@ -89,19 +147,19 @@ public final class LogContext
     }
 
     private Path logDir;
-    private long segmentBytes = 1L << 30;
-    private long segmentMs = 7L * 24 * 60 * 60 * 1000;
-    private long segmentIndexBytes = 10L * 1024 * 1024;
-    private long indexIntervalBytes = 4096;
-    private long maxMessageBytes = 1024 * 1024;
-    private long flushIntervalMessages = Long.MAX_VALUE;
-    private long flushIntervalMs = Long.MAX_VALUE;
-    private long retentionBytes = -1;
-    private long retentionMs = 7L * 24 * 60 * 60 * 1000;
-    private long retentionCheckIntervalMs = 5 * 60 * 1000;
-    private long pretouchBytes = 8L * 1024 * 1024;
-    private boolean readVerifyCrc = true;
-    private long dirtyBytesMax = DEFAULT_DIRTY_BYTES_MAX;
+    private long segmentBytes;
+    private long segmentMs;
+    private long segmentIndexBytes;
+    private long indexIntervalBytes;
+    private long maxMessageBytes;
+    private long flushIntervalMessages;
+    private long flushIntervalMs;
+    private long retentionBytes;
+    private long retentionMs;
+    private long retentionCheckIntervalMs;
+    private long pretouchBytes;
+    private boolean readVerifyCrc;
+    private long dirtyBytesMax;
 
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private CountersManager countersManager;
@@ -111,6 +169,12 @@ public final class LogContext
     private ThreadFactory agentThreadFactory = LogContext::daemonThread;
     private FileSync fileSync = FileSync.SYSTEM;
     private boolean concluded;
+
+    /** A context with every key at its default ({@link #CONFIG}) and no log directory yet. */
+    public LogContext()
+    {
+        CONFIG.setDefaults(this);
+    }
 
     /**
      * Build a context from string properties, as read from a file. Unknown keys are rejected (a typo must not
@@ -122,55 +186,7 @@ public final class LogContext
      */
     public static LogContext fromProperties(final Path logDir, final Map<String, String> properties)
     {
-        final LogContext ctx = new LogContext().logDir(logDir);
-        for (final Map.Entry<String, String> e : properties.entrySet())
-        {
-            final String key = e.getKey();
-            final String value = e.getValue() == null ? "" : e.getValue().trim();
-            switch (key)
-            {
-                case SEGMENT_BYTES: ctx.segmentBytes(parseLong(key, value)); break;
-                case SEGMENT_MS: ctx.segmentMs(parseLong(key, value)); break;
-                case SEGMENT_INDEX_BYTES: ctx.segmentIndexBytes(parseLong(key, value)); break;
-                case INDEX_INTERVAL_BYTES: ctx.indexIntervalBytes(parseLong(key, value)); break;
-                case MAX_MESSAGE_BYTES: ctx.maxMessageBytes(parseLong(key, value)); break;
-                case FLUSH_INTERVAL_MESSAGES: ctx.flushIntervalMessages(parseLong(key, value)); break;
-                case FLUSH_INTERVAL_MS: ctx.flushIntervalMs(parseLong(key, value)); break;
-                case RETENTION_BYTES: ctx.retentionBytes(parseLong(key, value)); break;
-                case RETENTION_MS: ctx.retentionMs(parseLong(key, value)); break;
-                case RETENTION_CHECK_INTERVAL_MS: ctx.retentionCheckIntervalMs(parseLong(key, value)); break;
-                case PRETOUCH_BYTES: ctx.pretouchBytes(parseLong(key, value)); break;
-                case READ_VERIFY_CRC: ctx.readVerifyCrc(parseBoolean(key, value)); break;
-                case DIRTY_BYTES_MAX: ctx.dirtyBytesMax(parseLong(key, value)); break;
-                default: throw new ConfigException(key, "unknown configuration key; known keys are " + KEYS);
-            }
-        }
-        return ctx;
-    }
-
-    private static long parseLong(final String key, final String value)
-    {
-        try
-        {
-            return Long.parseLong(value.replace("_", ""));
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "not an integer: '" + value + "'");
-        }
-    }
-
-    private static boolean parseBoolean(final String key, final String value)
-    {
-        if ("true".equalsIgnoreCase(value))
-        {
-            return true;
-        }
-        if ("false".equalsIgnoreCase(value))
-        {
-            return false;
-        }
-        throw new ConfigException(key, "not a boolean (true/false): '" + value + "'");
+        return CONFIG.setAll(new LogContext().logDir(logDir), properties);
     }
 
     /**
@@ -189,28 +205,11 @@ public final class LogContext
         {
             throw new ConfigException("log.dir", "must be set");
         }
-        requireRange(SEGMENT_BYTES, segmentBytes, 1024, Segment.MAX_FILE_LENGTH);
-        requireRange(SEGMENT_MS, segmentMs, 1, Long.MAX_VALUE);
-        requireRange(SEGMENT_INDEX_BYTES, segmentIndexBytes, 4L * OffsetIndex.ENTRY_LENGTH * TimeIndex.ENTRY_LENGTH,
-            Integer.MAX_VALUE);
-        requireRange(INDEX_INTERVAL_BYTES, indexIntervalBytes, 0, Integer.MAX_VALUE);
-        requireRange(MAX_MESSAGE_BYTES, maxMessageBytes,
-            RecordBatchDescriptor.HEADER_LENGTH + RecordDescriptor.HEADER_LENGTH, segmentBytes);
-        requireRange(FLUSH_INTERVAL_MESSAGES, flushIntervalMessages, 1, Long.MAX_VALUE);
-        requireRange(FLUSH_INTERVAL_MS, flushIntervalMs, 1, Long.MAX_VALUE);
-        if (retentionBytes != -1)
+        CONFIG.validate(this);
+        if (maxMessageBytes > segmentBytes)
         {
-            requireRange(RETENTION_BYTES, retentionBytes, 0, Long.MAX_VALUE);
-        }
-        if (retentionMs != -1)
-        {
-            requireRange(RETENTION_MS, retentionMs, 0, Long.MAX_VALUE);
-        }
-        requireRange(RETENTION_CHECK_INTERVAL_MS, retentionCheckIntervalMs, 1, Long.MAX_VALUE);
-        requireRange(PRETOUCH_BYTES, pretouchBytes, 0, 1L << 30);
-        if (dirtyBytesMax != 0)
-        {
-            requireRange(DIRTY_BYTES_MAX, dirtyBytesMax, 2 * Segment.PAGE_SIZE, 1L << 30);
+            throw new ConfigException(MAX_MESSAGE_BYTES, "value " + maxMessageBytes + " is outside [" +
+                CONFIG_MIN_MESSAGE_BYTES + ", " + segmentBytes + "] (at most " + SEGMENT_BYTES + ")");
         }
         if (null == agentIdleStrategy)
         {
@@ -218,14 +217,6 @@ public final class LogContext
         }
         concluded = true;
         return this;
-    }
-
-    private static void requireRange(final String key, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new ConfigException(key, "value " + value + " is outside [" + min + ", " + max + "]");
-        }
     }
 
     private void checkNotConcluded()
@@ -569,20 +560,7 @@ public final class LogContext
     @Override
     public String toString()
     {
-        return "LogContext{logDir=" + logDir +
-            ", " + SEGMENT_BYTES + "=" + segmentBytes +
-            ", " + SEGMENT_MS + "=" + segmentMs +
-            ", " + SEGMENT_INDEX_BYTES + "=" + segmentIndexBytes +
-            ", " + INDEX_INTERVAL_BYTES + "=" + indexIntervalBytes +
-            ", " + MAX_MESSAGE_BYTES + "=" + maxMessageBytes +
-            ", " + FLUSH_INTERVAL_MESSAGES + "=" + flushIntervalMessages +
-            ", " + FLUSH_INTERVAL_MS + "=" + flushIntervalMs +
-            ", " + RETENTION_BYTES + "=" + retentionBytes +
-            ", " + RETENTION_MS + "=" + retentionMs +
-            ", " + RETENTION_CHECK_INTERVAL_MS + "=" + retentionCheckIntervalMs +
-            ", " + PRETOUCH_BYTES + "=" + pretouchBytes +
-            ", " + DIRTY_BYTES_MAX + "=" + dirtyBytesMax +
-            ", " + READ_VERIFY_CRC + "=" + readVerifyCrc +
+        return "LogContext{logDir=" + logDir + ", " + CONFIG.describe(this) +
             ", agentMode=" + agentMode + '}';
     }
 }
