@@ -50,7 +50,9 @@ class ConfigurationTablesTest
 
     /** The classes whose keys are defined with a {@link ConfigDef}: their tables are generated from it. */
     private static final Map<String, ConfigDef<?>> DEFINITIONS = Map.of(
-        "LogContext", LogContext.CONFIG);
+        "LogContext", LogContext.CONFIG,
+        "ReplicationContext", ReplicationContext.CONFIG,
+        "ZooKeeperSettings", ZooKeeperSettings.CONFIG);
 
     private static final Pattern FIRST_CELL_KEY = Pattern.compile("^\\|\\s*`([^`]+)`\\s*\\|");
     private static final Pattern KEYS_DECLARATION = Pattern.compile("public static final Set<String> KEYS\\b");

@@ -4,6 +4,7 @@ import io.tidemark.replication.spi.ControllerStore;
 import io.tidemark.replication.spi.HostLiveness;
 import io.tidemark.store.ConfigException;
 import io.tidemark.store.LogContext;
+import io.tidemark.store.config.ConfigDef;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochClock;
@@ -29,13 +30,12 @@ import java.util.function.Supplier;
  */
 public final class ReplicationContext
 {
-    /** Longest a follower may stay behind the leader's log end before it leaves the ISR. Default 1000. */
+    /** Longest a follower may stay behind the leader's log end before it leaves the ISR: {@link #CONFIG}. */
     public static final String REPLICA_LAG_TIME_MAX_MS = "replica.lag.time.max.ms";
     /**
      * A follower more than this many records behind the leader's log end leaves the ISR at the next ISR check, even
-     * before {@link #REPLICA_LAG_TIME_MAX_MS} has passed: an upper bound on how far behind an in-sync replica may be
-     * (the old {@code replica.lag.max.messages} of Kafka 0.8). An additional shrink rule only: a follower still joins
-     * when it has caught up to the high watermark and the leader's epoch start. Default 0: off.
+     * before {@link #REPLICA_LAG_TIME_MAX_MS} has passed (the old {@code replica.lag.max.messages} of Kafka 0.8); a
+     * follower still joins when it has caught up to the high watermark and the leader's epoch start. Default 0: off.
      * <p>
      * <b>Its flaw</b>, why Kafka removed it (KIP-16, KAFKA-1546): a burst of more records than this makes every
      * healthy follower briefly that far behind, so the ISR shrinks and grows back with every burst (it flaps). Each
@@ -44,51 +44,51 @@ public final class ReplicationContext
      * unknown). Set it well above the largest burst the application sends, or leave it off.
      */
     public static final String REPLICA_LAG_MAX_MESSAGES = "replica.lag.max.messages";
-    /** Smallest ISR that accepts acks=all writes and advances the high watermark. Default 1. */
+    /** Smallest ISR that accepts acks=all writes and advances the high watermark: {@link #CONFIG}. */
     public static final String MIN_INSYNC_REPLICAS = "min.insync.replicas";
-    /** Whether a replica outside the ISR may be elected (data loss accepted). Default false. */
+    /** Whether a replica outside the ISR may be elected (data loss accepted): {@link #CONFIG}. */
     public static final String UNCLEAN_LEADER_ELECTION_ENABLE = "unclean.leader.election.enable";
-    /** Most record bytes in one fetch response. Default 1 MiB. */
+    /** Most record bytes in one fetch response: {@link #CONFIG}. */
     public static final String REPLICA_FETCH_MAX_BYTES = "replica.fetch.max.bytes";
-    /** Longest the leader holds a fetch that has nothing new. Default 500. */
+    /** Longest the leader holds a fetch that has nothing new: {@link #CONFIG}. */
     public static final String REPLICA_FETCH_WAIT_MAX_MS = "replica.fetch.wait.max.ms";
-    /** Pause of a follower's fetcher after an error. Default 50. */
+    /** Pause of a follower's fetcher after an error: {@link #CONFIG}. */
     public static final String REPLICA_FETCH_BACKOFF_MS = "replica.fetch.backoff.ms";
-    /** Longest a produce request waits for its acknowledgement. Default 30000. */
+    /** Longest a produce request waits for its acknowledgement: {@link #CONFIG}. */
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
-    /** A host whose last heartbeat is older is dead: removed from every ISR, loses leadership. Default 600. */
+    /** A host whose last heartbeat is older is dead: removed from every ISR, loses leadership: {@link #CONFIG}. */
     public static final String HOST_SESSION_TIMEOUT_MS = "host.session.timeout.ms";
-    /** How often a host heartbeats to the controller. Default 100. */
+    /** How often a host heartbeats to the controller: {@link #CONFIG}. */
     public static final String HOST_HEARTBEAT_INTERVAL_MS = "host.heartbeat.interval.ms";
-    /**
-     * Host processes: a controller not heard for longer is suspected dead, and a majority of suspecting hosts deposes
-     * it without waiting for its ZooKeeper session (the controller announces itself every 100 ms). Default 1000.
-     */
+    /** Host processes: a controller not heard for longer is suspected dead: {@link #CONFIG}. */
     public static final String CONTROLLER_TIMEOUT_MS = "controller.timeout.ms";
-    /** How often replicas checkpoint their high watermark. Default 1000. */
+    /** How often replicas checkpoint their high watermark: {@link #CONFIG}. */
     public static final String HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS = "replica.high.watermark.checkpoint.interval.ms";
-    /** Capacity of each host's inbound request ring (power of two). Default 1 MiB. */
+    /** Capacity of each host's inbound request ring (power of two): {@link #CONFIG}. */
     public static final String TRANSPORT_REQUEST_RING_BYTES = "transport.request.ring.bytes";
-    /** Capacity of each fetcher's response ring (power of two, at least 8 x (fetch max bytes + 1 KiB)). Default 16 MiB. */
+    /** Capacity of each fetcher's response ring (power of two): {@link #CONFIG}. */
     public static final String TRANSPORT_RESPONSE_RING_BYTES = "transport.response.ring.bytes";
-    /** Capacity of each partition's produce ring (power of two). Default 4 MiB. */
+    /** Capacity of each partition's produce ring (power of two): {@link #CONFIG}. */
     public static final String PRODUCE_RING_BYTES = "produce.ring.bytes";
-    /** Most partitions one topic may have; a larger request is refused before anything is created. Default 1024. */
+    /** Most partitions one topic may have: {@link #CONFIG}. */
     public static final String TOPIC_PARTITIONS_MAX = "topic.partitions.max";
-    /** Most replicas one host may hold; a topic that would exceed it is refused. Sizes the counters file. Default 1024. */
+    /** Most replicas one host may hold; sizes the counters file: {@link #CONFIG}. */
     public static final String HOST_REPLICAS_MAX = "host.replicas.max";
-    /** Bytes of segment pretouching a host spends over all its replicas; later replicas are not pretouched. Default 1 GiB. */
+    /** Bytes of segment pretouching a host spends over all its replicas: {@link #CONFIG}. */
     public static final String HOST_PRETOUCH_BUDGET_BYTES = "host.pretouch.budget.bytes";
-
-    /** Every key {@link #fromProperties(Map)} accepts. */
-    public static final Set<String> KEYS = Set.of(REPLICA_LAG_TIME_MAX_MS, REPLICA_LAG_MAX_MESSAGES,
-        MIN_INSYNC_REPLICAS, UNCLEAN_LEADER_ELECTION_ENABLE, REPLICA_FETCH_MAX_BYTES, REPLICA_FETCH_WAIT_MAX_MS,
-        REPLICA_FETCH_BACKOFF_MS, REQUEST_TIMEOUT_MS, HOST_SESSION_TIMEOUT_MS, HOST_HEARTBEAT_INTERVAL_MS,
-        CONTROLLER_TIMEOUT_MS, HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, TRANSPORT_REQUEST_RING_BYTES, TRANSPORT_RESPONSE_RING_BYTES,
-        PRODUCE_RING_BYTES, TOPIC_PARTITIONS_MAX, HOST_REPLICAS_MAX, HOST_PRETOUCH_BUDGET_BYTES);
 
     /** Longest timeout or wait a setting may take: larger ones overflow arithmetic further on, or never end. */
     public static final long MAX_TIMEOUT_MS = 3_600_000;
+
+    /**
+     * Every replication key, defined once (name, default, accepted values, documentation) in {@link ReplicationKeys}:
+     * {@link #fromProperties} parses with it, {@link #conclude()} validates with it, and the table of
+     * docs/configuration.md is its {@link ConfigDef#markdownTable()}.
+     */
+    public static final ConfigDef<ReplicationContext> CONFIG = ReplicationKeys.CONFIG;
+
+    /** Every key {@link #fromProperties(Map)} accepts: the names of {@link #CONFIG}. */
+    public static final Set<String> KEYS = CONFIG.names();
 
     /** Which threads run the agents (host agents, fetchers, replica log agents, the controller). */
     public enum ThreadingMode
@@ -118,24 +118,24 @@ public final class ReplicationContext
         INVOKER
     }
 
-    private long replicaLagTimeMaxMs = 1000;
-    private long replicaLagMaxMessages = 0;
-    private int minInsyncReplicas = 1;
-    private boolean uncleanLeaderElectionEnable = false;
-    private int replicaFetchMaxBytes = 1024 * 1024;
-    private long replicaFetchWaitMaxMs = 500;
-    private long replicaFetchBackoffMs = 50;
-    private long requestTimeoutMs = 30_000;
-    private long hostSessionTimeoutMs = 600;
-    private long hostHeartbeatIntervalMs = 100;
-    private long controllerTimeoutMs = 1000;
-    private long highWatermarkCheckpointIntervalMs = 1000;
-    private int transportRequestRingBytes = 1024 * 1024;
-    private int transportResponseRingBytes = 16 * 1024 * 1024;
-    private int produceRingBytes = 4 * 1024 * 1024;
-    private int topicPartitionsMax = 1024;
-    private int hostReplicasMax = 1024;
-    private long hostPretouchBudgetBytes = 1L << 30;
+    private long replicaLagTimeMaxMs;
+    private long replicaLagMaxMessages;
+    private int minInsyncReplicas;
+    private boolean uncleanLeaderElectionEnable;
+    private int replicaFetchMaxBytes;
+    private long replicaFetchWaitMaxMs;
+    private long replicaFetchBackoffMs;
+    private long requestTimeoutMs;
+    private long hostSessionTimeoutMs;
+    private long hostHeartbeatIntervalMs;
+    private long controllerTimeoutMs;
+    private long highWatermarkCheckpointIntervalMs;
+    private int transportRequestRingBytes;
+    private int transportResponseRingBytes;
+    private int produceRingBytes;
+    private int topicPartitionsMax;
+    private int hostReplicasMax;
+    private long hostPretouchBudgetBytes;
 
     private EpochClock epochClock = SystemEpochClock.INSTANCE;
     private ThreadingMode threadingMode = ThreadingMode.PER_HOST;
@@ -149,64 +149,19 @@ public final class ReplicationContext
     private java.util.function.IntFunction<String> bootIdSupplier = (host) -> linuxBootId();
     private boolean concluded;
 
+    /** A context with every key at its default ({@link #CONFIG}). */
+    public ReplicationContext()
+    {
+        CONFIG.setDefaults(this);
+    }
+
     /**
      * @param properties key/value pairs using the key constants of this class; unknown keys are rejected.
      * @return a new context.
      */
     public static ReplicationContext fromProperties(final Map<String, String> properties)
     {
-        final ReplicationContext ctx = new ReplicationContext();
-        for (final Map.Entry<String, String> e : properties.entrySet())
-        {
-            final String key = e.getKey();
-            final String value = null == e.getValue() ? "" : e.getValue().trim();
-            switch (key)
-            {
-                case REPLICA_LAG_TIME_MAX_MS: ctx.replicaLagTimeMaxMs(parseLong(key, value)); break;
-                case REPLICA_LAG_MAX_MESSAGES: ctx.replicaLagMaxMessages(parseLong(key, value)); break;
-                case MIN_INSYNC_REPLICAS: ctx.minInsyncReplicas((int)parseLong(key, value)); break;
-                case UNCLEAN_LEADER_ELECTION_ENABLE: ctx.uncleanLeaderElectionEnable(parseBoolean(key, value)); break;
-                case REPLICA_FETCH_MAX_BYTES: ctx.replicaFetchMaxBytes((int)parseLong(key, value)); break;
-                case REPLICA_FETCH_WAIT_MAX_MS: ctx.replicaFetchWaitMaxMs(parseLong(key, value)); break;
-                case REPLICA_FETCH_BACKOFF_MS: ctx.replicaFetchBackoffMs(parseLong(key, value)); break;
-                case REQUEST_TIMEOUT_MS: ctx.requestTimeoutMs(parseLong(key, value)); break;
-                case HOST_SESSION_TIMEOUT_MS: ctx.hostSessionTimeoutMs(parseLong(key, value)); break;
-                case HOST_HEARTBEAT_INTERVAL_MS: ctx.hostHeartbeatIntervalMs(parseLong(key, value)); break;
-                case CONTROLLER_TIMEOUT_MS: ctx.controllerTimeoutMs(parseLong(key, value)); break;
-                case HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS:
-                    ctx.highWatermarkCheckpointIntervalMs(parseLong(key, value));
-                    break;
-                case TRANSPORT_REQUEST_RING_BYTES: ctx.transportRequestRingBytes((int)parseLong(key, value)); break;
-                case TRANSPORT_RESPONSE_RING_BYTES: ctx.transportResponseRingBytes((int)parseLong(key, value)); break;
-                case PRODUCE_RING_BYTES: ctx.produceRingBytes((int)parseLong(key, value)); break;
-                case TOPIC_PARTITIONS_MAX: ctx.topicPartitionsMax((int)parseLong(key, value)); break;
-                case HOST_REPLICAS_MAX: ctx.hostReplicasMax((int)parseLong(key, value)); break;
-                case HOST_PRETOUCH_BUDGET_BYTES: ctx.hostPretouchBudgetBytes(parseLong(key, value)); break;
-                default: throw new ConfigException(key, "unknown configuration key; known keys are " + KEYS);
-            }
-        }
-        return ctx;
-    }
-
-    private static long parseLong(final String key, final String value)
-    {
-        try
-        {
-            return Long.parseLong(value.replace("_", ""));
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "not an integer: '" + value + "'");
-        }
-    }
-
-    private static boolean parseBoolean(final String key, final String value)
-    {
-        if ("true".equalsIgnoreCase(value) || "false".equalsIgnoreCase(value))
-        {
-            return Boolean.parseBoolean(value);
-        }
-        throw new ConfigException(key, "not a boolean (true/false): '" + value + "'");
+        return CONFIG.setAll(new ReplicationContext(), properties);
     }
 
     /**
@@ -220,23 +175,12 @@ public final class ReplicationContext
         {
             return this;
         }
-        range(REPLICA_LAG_TIME_MAX_MS, replicaLagTimeMaxMs, 2, MAX_TIMEOUT_MS);
-        range(REPLICA_LAG_MAX_MESSAGES, replicaLagMaxMessages, 0, Long.MAX_VALUE);
-        range(MIN_INSYNC_REPLICAS, minInsyncReplicas, 1, 64);
-        range(REPLICA_FETCH_MAX_BYTES, replicaFetchMaxBytes, 1024, 64 * 1024 * 1024);
-        range(REPLICA_FETCH_WAIT_MAX_MS, replicaFetchWaitMaxMs, 0, 60_000);
-        range(REPLICA_FETCH_BACKOFF_MS, replicaFetchBackoffMs, 0, 60_000);
-        range(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, MAX_TIMEOUT_MS);
-        range(HOST_HEARTBEAT_INTERVAL_MS, hostHeartbeatIntervalMs, 1, 60_000);
-        range(HOST_SESSION_TIMEOUT_MS, hostSessionTimeoutMs, 2 * hostHeartbeatIntervalMs, 600_000);
-        range(CONTROLLER_TIMEOUT_MS, controllerTimeoutMs, 300, 600_000);
-        range(TOPIC_PARTITIONS_MAX, topicPartitionsMax, 1, 65_536);
-        range(HOST_REPLICAS_MAX, hostReplicasMax, 1, 65_536);
-        range(HOST_PRETOUCH_BUDGET_BYTES, hostPretouchBudgetBytes, 0, 1L << 40);
-        range(HIGH_WATERMARK_CHECKPOINT_INTERVAL_MS, highWatermarkCheckpointIntervalMs, 1, Integer.MAX_VALUE);
-        powerOfTwo(TRANSPORT_REQUEST_RING_BYTES, transportRequestRingBytes, 64 * 1024);
-        powerOfTwo(TRANSPORT_RESPONSE_RING_BYTES, transportResponseRingBytes, 64 * 1024);
-        powerOfTwo(PRODUCE_RING_BYTES, produceRingBytes, 64 * 1024);
+        CONFIG.validate(this);
+        if (hostSessionTimeoutMs < 2 * hostHeartbeatIntervalMs)
+        {
+            throw new ConfigException(HOST_SESSION_TIMEOUT_MS, "value " + hostSessionTimeoutMs + " is outside [" +
+                2 * hostHeartbeatIntervalMs + ", 600000] (at least twice " + HOST_HEARTBEAT_INTERVAL_MS + ")");
+        }
         if ((long)transportResponseRingBytes / 8 < replicaFetchMaxBytes + 2048L)
         {
             throw new ConfigException(TRANSPORT_RESPONSE_RING_BYTES, transportResponseRingBytes +
@@ -245,22 +189,6 @@ public final class ReplicationContext
         }
         concluded = true;
         return this;
-    }
-
-    private static void range(final String key, final long value, final long min, final long max)
-    {
-        if (value < min || value > max)
-        {
-            throw new ConfigException(key, "value " + value + " is outside [" + min + ", " + max + "]");
-        }
-    }
-
-    private static void powerOfTwo(final String key, final int value, final int min)
-    {
-        if (value < min || Integer.bitCount(value) != 1)
-        {
-            throw new ConfigException(key, "value " + value + " must be a power of two, at least " + min);
-        }
     }
 
     private void checkNotConcluded()

@@ -1,6 +1,8 @@
 package io.tidemark.zookeeper;
 
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.config.ConfigDef;
+import io.tidemark.store.config.ConfigKey;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
 import org.apache.curator.framework.api.ACLProvider;
@@ -52,10 +54,6 @@ public final class ZooKeeperSettings
     /** Longest wait for a connection to a server; at most the session timeout. Default 15000. */
     public static final String CONNECTION_TIMEOUT_MS = "zookeeper.connection.timeout.ms";
 
-    /** Every key {@link #fromProperties(Properties)} reads. */
-    public static final Set<String> KEYS =
-        Set.of(CONNECT, ROOT, USER, PASSWORD, SESSION_TIMEOUT_MS, CONNECTION_TIMEOUT_MS);
-
     private static final String KEY_PREFIX = "zookeeper.";
     /**
      * Longest session (and so connection) timeout: ten minutes. Longer ones overflow the arithmetic of ZooKeeper's
@@ -65,14 +63,55 @@ public final class ZooKeeperSettings
     private static final int RETRY_BASE_SLEEP_MS = 100;
     private static final int RETRY_MAX_RETRIES = 3;
 
+    /**
+     * Every key, defined once (name, default, accepted values, documentation): {@link #fromProperties} parses with
+     * it, {@link #conclude()} validates with it, and the table of docs/configuration.md is its
+     * {@link ConfigDef#markdownTable()}.
+     */
+    public static final ConfigDef<ZooKeeperSettings> CONFIG = new ConfigDef<ZooKeeperSettings>()
+        .define(ConfigKey.ofString(CONNECT, null).withValidator(ZooKeeperSettings::validateConnectString)
+            .withDefaultText("required")
+            .withDoc("ZooKeeper servers, `host:port[,host:port...]`, optionally followed by a chroot (`/path`)."),
+            (s) -> s.connectString, ZooKeeperSettings::connectString)
+        .define(ConfigKey.ofString(ROOT, null).withValidator(ZooKeeperSettings::validateRootPath)
+            .withDefaultText("required")
+            .withDoc("The cluster's root znode: an absolute path, not `/` itself, no trailing `/`."),
+            (s) -> s.rootPath, ZooKeeperSettings::rootPath)
+        .define(ConfigKey.ofString(USER, null).withValidator(ZooKeeperSettings::validateUser)
+            .withDefaultText("required")
+            .withDoc("User of the digest credentials (no `:`). Every znode Tidemark creates is readable and writable " +
+            "by this identity only ([access control](multi-host.md#controller-state-in-zookeeper))."),
+            (s) -> s.user, ZooKeeperSettings::user)
+        .define(ConfigKey.ofString(PASSWORD, null).asSecret()
+            .withValidator((v) -> null == v || v.isEmpty() ? "missing: the digest credentials need a password" : null)
+            .withDefaultText("required")
+            .withDoc("Password of the digest credentials. Never printed."),
+            (s) -> s.password, ZooKeeperSettings::password)
+        .define(ConfigKey.ofInt(SESSION_TIMEOUT_MS, 18_000, 1, MAX_TIMEOUT_MS)
+            .withDoc("ZooKeeper session timeout: a host cut off for longer is dead. At most 600000 (longer ones " +
+            "overflow the ZooKeeper client's arithmetic)."),
+            (s) -> s.sessionTimeoutMs, ZooKeeperSettings::sessionTimeoutMs)
+        .define(ConfigKey.ofInt(CONNECTION_TIMEOUT_MS, 15_000, 1, MAX_TIMEOUT_MS)
+            .withDoc("Longest wait for a connection to a server; at most the session timeout."),
+            (s) -> s.connectionTimeoutMs, ZooKeeperSettings::connectionTimeoutMs);
+
+    /** Every key {@link #fromProperties(Properties)} reads: the names of {@link #CONFIG}. */
+    public static final Set<String> KEYS = CONFIG.names();
+
     private String connectString;
     private String rootPath;
     private String user;
     private String password;
-    private int sessionTimeoutMs = 18_000;
-    private int connectionTimeoutMs = 15_000;
+    private int sessionTimeoutMs;
+    private int connectionTimeoutMs;
     private Id aclId;
     private boolean concluded;
+
+    /** Settings with the timeouts at their defaults ({@link #CONFIG}) and the required keys not yet set. */
+    public ZooKeeperSettings()
+    {
+        CONFIG.setDefaults(this);
+    }
 
     /**
      * Read the {@code zookeeper.*} keys of a host's configuration file; other keys are left to other components,
@@ -84,47 +123,15 @@ public final class ZooKeeperSettings
      */
     public static ZooKeeperSettings fromProperties(final Properties properties)
     {
+        final ZooKeeperSettings settings = new ZooKeeperSettings();
         for (final String key : properties.stringPropertyNames())
         {
-            if (key.startsWith(KEY_PREFIX) && !KEYS.contains(key))
+            if (key.startsWith(KEY_PREFIX))
             {
-                throw new ConfigException(key, "unknown ZooKeeper configuration key; known keys are " + KEYS);
+                CONFIG.set(settings, key, properties.getProperty(key));
             }
         }
-        final ZooKeeperSettings settings = new ZooKeeperSettings()
-            .connectString(trimmed(properties, CONNECT))
-            .rootPath(trimmed(properties, ROOT))
-            .user(trimmed(properties, USER))
-            .password(trimmed(properties, PASSWORD));
-        final String sessionTimeout = trimmed(properties, SESSION_TIMEOUT_MS);
-        if (null != sessionTimeout)
-        {
-            settings.sessionTimeoutMs(parseInt(SESSION_TIMEOUT_MS, sessionTimeout));
-        }
-        final String connectionTimeout = trimmed(properties, CONNECTION_TIMEOUT_MS);
-        if (null != connectionTimeout)
-        {
-            settings.connectionTimeoutMs(parseInt(CONNECTION_TIMEOUT_MS, connectionTimeout));
-        }
         return settings.conclude();
-    }
-
-    private static String trimmed(final Properties properties, final String key)
-    {
-        final String value = properties.getProperty(key);
-        return null == value ? null : value.trim();
-    }
-
-    private static int parseInt(final String key, final String value)
-    {
-        try
-        {
-            return Integer.parseInt(value.replace("_", ""));
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "not an integer: '" + value + "'");
-        }
     }
 
     /**
@@ -139,30 +146,7 @@ public final class ZooKeeperSettings
         {
             return this;
         }
-        validateConnectString(connectString);
-        validateRootPath(rootPath);
-        if (null == user || user.isEmpty())
-        {
-            throw new ConfigException(USER, "missing: the digest credentials need a user");
-        }
-        if (user.indexOf(':') >= 0)
-        {
-            throw new ConfigException(USER, "must not contain ':' (the digest scheme separates user and password " +
-                "with it)");
-        }
-        if (null == password || password.isEmpty())
-        {
-            throw new ConfigException(PASSWORD, "missing: the digest credentials need a password");
-        }
-        if (sessionTimeoutMs <= 0 || sessionTimeoutMs > MAX_TIMEOUT_MS)
-        {
-            throw new ConfigException(SESSION_TIMEOUT_MS, "must be in [1, " + MAX_TIMEOUT_MS + "]: " +
-                sessionTimeoutMs);
-        }
-        if (connectionTimeoutMs <= 0)
-        {
-            throw new ConfigException(CONNECTION_TIMEOUT_MS, "must be positive: " + connectionTimeoutMs);
-        }
+        CONFIG.validate(this);
         if (connectionTimeoutMs > sessionTimeoutMs)
         {
             throw new ConfigException(CONNECTION_TIMEOUT_MS, connectionTimeoutMs + " is longer than " +
@@ -180,7 +164,17 @@ public final class ZooKeeperSettings
         return this;
     }
 
-    private static void validateConnectString(final String value)
+    private static String validateUser(final String value)
+    {
+        if (null == value || value.isEmpty())
+        {
+            return "missing: the digest credentials need a user";
+        }
+        return value.indexOf(':') >= 0 ?
+            "must not contain ':' (the digest scheme separates user and password with it)" : null;
+    }
+
+    private static String validateConnectString(final String value)
     {
         if (null == value || value.isEmpty())
         {
@@ -211,6 +205,7 @@ public final class ZooKeeperSettings
         {
             validateServer(value, server);
         }
+        return null;
     }
 
     private static void validateServer(final String value, final String server)
@@ -269,7 +264,7 @@ public final class ZooKeeperSettings
         }
     }
 
-    private static void validateRootPath(final String value)
+    private static String validateRootPath(final String value)
     {
         if (null == value || value.isEmpty())
         {
@@ -292,6 +287,7 @@ public final class ZooKeeperSettings
         {
             throw new ConfigException(ROOT, "'" + value + "' is not a valid znode path: " + ex.getMessage());
         }
+        return null;
     }
 
     private void checkNotConcluded()

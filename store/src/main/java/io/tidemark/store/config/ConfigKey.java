@@ -46,7 +46,8 @@ public final class ConfigKey<T>
     {
         /**
          * @param value the value to check (may be null for a key without a value).
-         * @return null when the value is accepted, else why not (the key is added by the caller).
+         * @return null when the value is accepted, else why not (the key is added by the caller). A validator with
+         *         several distinct refusals may instead throw its own {@link ConfigException} naming the key.
          */
         String problem(T value);
     }
