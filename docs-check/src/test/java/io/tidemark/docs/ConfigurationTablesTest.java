@@ -52,7 +52,8 @@ class ConfigurationTablesTest
     private static final Map<String, ConfigDef<?>> DEFINITIONS = Map.of(
         "LogContext", LogContext.CONFIG,
         "ReplicationContext", ReplicationContext.CONFIG,
-        "ZooKeeperSettings", ZooKeeperSettings.CONFIG);
+        "ZooKeeperSettings", ZooKeeperSettings.CONFIG,
+        "KafkaContext", io.tidemark.kafka.KafkaContext.CONFIG);
 
     private static final Pattern FIRST_CELL_KEY = Pattern.compile("^\\|\\s*`([^`]+)`\\s*\\|");
     private static final Pattern KEYS_DECLARATION = Pattern.compile("public static final Set<String> KEYS\\b");
@@ -167,8 +168,11 @@ class ConfigurationTablesTest
             for (final ConfigKey<?> key : entry.getValue().keys())
             {
                 final Object value = key.defaultValue();
-                if ((value instanceof Number || value instanceof Boolean) &&
-                    !key.defaultText().startsWith(String.valueOf(value)))
+                final String shown = key.defaultText().replace("`", "");
+                final boolean named = !shown.isEmpty() && Character.isLetter(shown.charAt(0)) &&
+                    !(value instanceof Boolean); // a named default, such as auto or required
+                if ((value instanceof Number || value instanceof Boolean) && !named &&
+                    !shown.startsWith(String.valueOf(value)))
                 {
                     problems.add(entry.getKey() + " " + key.name() + ": default " + value + " documented as " +
                         key.defaultText());

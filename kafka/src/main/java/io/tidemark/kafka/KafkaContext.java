@@ -1,12 +1,12 @@
 package io.tidemark.kafka;
 
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.config.ConfigDef;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -79,46 +79,53 @@ public final class KafkaContext implements Cloneable
      */
     public static final String REQUEST_READ_TIMEOUT_MS = "kafka.request.read.timeout.ms";
 
-    /** Every key {@link #fromProperties(Map)} accepts. */
-    public static final Set<String> KEYS = Set.of(LISTENER, ADVERTISED_LISTENER, MAX_REQUEST_BYTES, MAX_CONNECTIONS,
-        CONNECTIONS_MAX_IDLE_MS, FETCH_MAX_BYTES, NUM_PARTITIONS, DEFAULT_REPLICATION_FACTOR,
-        GROUP_MIN_SESSION_TIMEOUT_MS, GROUP_MAX_SESSION_TIMEOUT_MS, GROUP_INITIAL_REBALANCE_DELAY_MS,
-        ERROR_LOG_INTERVAL_MS, QUEUED_MAX_REQUEST_BYTES, SECURITY_PROTOCOL, ALLOW_PLAINTEXT, SSL_KEYSTORE_LOCATION,
-        SSL_KEYSTORE_PASSWORD, SSL_KEY_PASSWORD, SSL_TRUSTSTORE_LOCATION, SSL_TRUSTSTORE_PASSWORD, SSL_CLIENT_AUTH,
-        SSL_ENABLED_PROTOCOLS, SASL_ENABLED_MECHANISMS, SASL_USERS_FILE, AUTHENTICATION_TIMEOUT_MS,
-        REQUEST_READ_TIMEOUT_MS);
-
     /** The SASL mechanisms served. */
     public static final List<String> MECHANISMS = List.of("PLAIN", "SCRAM-SHA-256");
 
-    private String host = "127.0.0.1";
-    private int port = 9092;
+    /**
+     * Every key, defined once (type, default, accepted values, documentation) in {@link KafkaKeys}:
+     * {@link #fromProperties} parses with it, {@link #validate()} checks with it, and the table of
+     * docs/configuration.md is its {@link ConfigDef#markdownTable()}.
+     */
+    public static final ConfigDef<KafkaContext> CONFIG = KafkaKeys.CONFIG;
+
+    /** Every key {@link #fromProperties(Map)} accepts: the names of {@link #CONFIG}. */
+    public static final Set<String> KEYS = CONFIG.names();
+
+    private String host;
+    private int port;
     private String advertisedHost;
     private int advertisedPort = -1;
-    private int maxRequestBytes = 16 * 1024 * 1024;
-    private int maxConnections = 1000;
-    private long connectionsMaxIdleMs = 600_000;
-    private int fetchMaxBytes = 8 * 1024 * 1024;
-    private int numPartitions = 1;
-    private int defaultReplicationFactor = -1;
-    private int groupMinSessionTimeoutMs = 6_000;
-    private int groupMaxSessionTimeoutMs = 1_800_000;
-    private int groupInitialRebalanceDelayMs = 3_000;
-    private long errorLogIntervalMs = 10_000;
-    private long queuedMaxRequestBytes = 128L * 1024 * 1024;
-    private SecurityProtocol securityProtocol = SecurityProtocol.PLAINTEXT;
+    private int maxRequestBytes;
+    private int maxConnections;
+    private long connectionsMaxIdleMs;
+    private int fetchMaxBytes;
+    private int numPartitions;
+    private int defaultReplicationFactor;
+    private int groupMinSessionTimeoutMs;
+    private int groupMaxSessionTimeoutMs;
+    private int groupInitialRebalanceDelayMs;
+    private long errorLogIntervalMs;
+    private long queuedMaxRequestBytes;
+    private SecurityProtocol securityProtocol;
     private boolean allowPlaintext;
     private Path keystoreLocation;
     private String keystorePassword;
     private String keyPassword;
     private Path truststoreLocation;
     private String truststorePassword;
-    private String clientAuth = "none";
-    private List<String> enabledProtocols = List.of("TLSv1.3", "TLSv1.2");
-    private List<String> saslMechanisms = MECHANISMS;
+    private String clientAuth;
+    private List<String> enabledProtocols;
+    private List<String> saslMechanisms;
     private Path saslUsersFile;
-    private long authenticationTimeoutMs = 10_000;
-    private long requestReadTimeoutMs = 30_000;
+    private long authenticationTimeoutMs;
+    private long requestReadTimeoutMs;
+
+    /** A listener context with every key at its default ({@link #CONFIG}). */
+    public KafkaContext()
+    {
+        CONFIG.setDefaults(this);
+    }
 
     /**
      * Read the {@code kafka.*} keys of a properties map (other keys are ignored: the host's file holds them too).
@@ -130,112 +137,12 @@ public final class KafkaContext implements Cloneable
         final KafkaContext ctx = new KafkaContext();
         for (final Map.Entry<String, String> e : properties.entrySet())
         {
-            final String key = e.getKey();
-            if (!key.startsWith("kafka."))
+            if (e.getKey().startsWith("kafka."))
             {
-                continue;
-            }
-            final String value = null == e.getValue() ? "" : e.getValue().trim();
-            switch (key)
-            {
-                case LISTENER -> ctx.listener(value);
-                case ADVERTISED_LISTENER -> ctx.advertisedListener(value);
-                case MAX_REQUEST_BYTES -> ctx.maxRequestBytes(parseInt(key, value));
-                case MAX_CONNECTIONS -> ctx.maxConnections(parseInt(key, value));
-                case CONNECTIONS_MAX_IDLE_MS -> ctx.connectionsMaxIdleMs(parseInt(key, value));
-                case FETCH_MAX_BYTES -> ctx.fetchMaxBytes(parseInt(key, value));
-                case NUM_PARTITIONS -> ctx.numPartitions(parseInt(key, value));
-                case DEFAULT_REPLICATION_FACTOR -> ctx.defaultReplicationFactor(parseInt(key, value));
-                case GROUP_MIN_SESSION_TIMEOUT_MS -> ctx.groupMinSessionTimeoutMs(parseInt(key, value));
-                case GROUP_MAX_SESSION_TIMEOUT_MS -> ctx.groupMaxSessionTimeoutMs(parseInt(key, value));
-                case GROUP_INITIAL_REBALANCE_DELAY_MS -> ctx.groupInitialRebalanceDelayMs(parseInt(key, value));
-                case ERROR_LOG_INTERVAL_MS -> ctx.errorLogIntervalMs(parseInt(key, value));
-                case QUEUED_MAX_REQUEST_BYTES -> ctx.queuedMaxRequestBytes(parseLong(key, value));
-                case SECURITY_PROTOCOL -> ctx.securityProtocol(parseProtocol(value));
-                case ALLOW_PLAINTEXT -> ctx.allowPlaintext(parseBoolean(key, value));
-                case SSL_KEYSTORE_LOCATION -> ctx.sslKeystore(path(value), ctx.keystorePassword);
-                case SSL_KEYSTORE_PASSWORD -> ctx.sslKeystore(ctx.keystoreLocation, value);
-                case SSL_KEY_PASSWORD -> ctx.sslKeyPassword(value);
-                case SSL_TRUSTSTORE_LOCATION -> ctx.sslTruststore(path(value), ctx.truststorePassword);
-                case SSL_TRUSTSTORE_PASSWORD -> ctx.sslTruststore(ctx.truststoreLocation, value);
-                case SSL_CLIENT_AUTH -> ctx.sslClientAuth(value);
-                case SSL_ENABLED_PROTOCOLS -> ctx.sslEnabledProtocols(list(value));
-                case SASL_ENABLED_MECHANISMS -> ctx.saslEnabledMechanisms(list(value));
-                case SASL_USERS_FILE -> ctx.saslUsersFile(path(value));
-                case AUTHENTICATION_TIMEOUT_MS -> ctx.authenticationTimeoutMs(parseLong(key, value));
-                case REQUEST_READ_TIMEOUT_MS -> ctx.requestReadTimeoutMs(parseLong(key, value));
-                default -> throw new ConfigException(key, "unknown key (known: " + KEYS + ")");
+                CONFIG.set(ctx, e.getKey(), e.getValue());
             }
         }
         return ctx.validate();
-    }
-
-    private static int parseInt(final String key, final String value)
-    {
-        try
-        {
-            return Integer.parseInt(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "not an integer: '" + value + "'");
-        }
-    }
-
-    private static long parseLong(final String key, final String value)
-    {
-        try
-        {
-            return Long.parseLong(value);
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "not an integer: '" + value + "'");
-        }
-    }
-
-    private static boolean parseBoolean(final String key, final String value)
-    {
-        if ("true".equalsIgnoreCase(value))
-        {
-            return true;
-        }
-        if ("false".equalsIgnoreCase(value) || value.isEmpty())
-        {
-            return false;
-        }
-        throw new ConfigException(key, "must be true or false: '" + value + "'");
-    }
-
-    private static SecurityProtocol parseProtocol(final String value)
-    {
-        try
-        {
-            return SecurityProtocol.forName(value);
-        }
-        catch (final IllegalArgumentException ex)
-        {
-            throw new ConfigException(SECURITY_PROTOCOL, "one of PLAINTEXT, SSL, SASL_SSL, SASL_PLAINTEXT: '" +
-                value + "'");
-        }
-    }
-
-    private static Path path(final String value)
-    {
-        return value.isEmpty() ? null : Path.of(value);
-    }
-
-    private static List<String> list(final String value)
-    {
-        final List<String> items = new ArrayList<>();
-        for (final String item : value.split(","))
-        {
-            if (!item.isBlank())
-            {
-                items.add(item.trim());
-            }
-        }
-        return items;
     }
 
     private static String[] hostPort(final String key, final String value)
@@ -246,7 +153,15 @@ public final class KafkaContext implements Cloneable
             throw new ConfigException(key, "expected host:port, got '" + value + "'");
         }
         final String host = value.substring(0, colon);
-        final int port = parseInt(key, value.substring(colon + 1));
+        final int port;
+        try
+        {
+            port = Integer.parseInt(value.substring(colon + 1));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigException(key, "not an integer: '" + value.substring(colon + 1) + "'");
+        }
         if (port < 0 || port > 65535)
         {
             throw new ConfigException(key, "port out of range: " + port);
@@ -444,59 +359,11 @@ public final class KafkaContext implements Cloneable
      */
     public KafkaContext validate()
     {
-        if (maxRequestBytes < 1024)
-        {
-            throw new ConfigException(MAX_REQUEST_BYTES, "at least 1024: " + maxRequestBytes);
-        }
-        if (maxConnections < 1)
-        {
-            throw new ConfigException(MAX_CONNECTIONS, "at least 1: " + maxConnections);
-        }
-        if (connectionsMaxIdleMs < 1)
-        {
-            throw new ConfigException(CONNECTIONS_MAX_IDLE_MS, "at least 1: " + connectionsMaxIdleMs);
-        }
-        if (fetchMaxBytes < 1024)
-        {
-            throw new ConfigException(FETCH_MAX_BYTES, "at least 1024: " + fetchMaxBytes);
-        }
-        if (numPartitions < 1)
-        {
-            throw new ConfigException(NUM_PARTITIONS, "at least 1: " + numPartitions);
-        }
-        if (defaultReplicationFactor == 0 || defaultReplicationFactor < -1)
-        {
-            throw new ConfigException(DEFAULT_REPLICATION_FACTOR, "-1 or at least 1: " + defaultReplicationFactor);
-        }
-        if (groupMinSessionTimeoutMs < 1 || groupMaxSessionTimeoutMs < groupMinSessionTimeoutMs)
+        CONFIG.validate(this);
+        if (groupMaxSessionTimeoutMs < groupMinSessionTimeoutMs)
         {
             throw new ConfigException(GROUP_MAX_SESSION_TIMEOUT_MS, "need 1 <= min (" + groupMinSessionTimeoutMs +
                 ") <= max (" + groupMaxSessionTimeoutMs + ")");
-        }
-        if (groupInitialRebalanceDelayMs < 0)
-        {
-            throw new ConfigException(GROUP_INITIAL_REBALANCE_DELAY_MS, "not negative: " +
-                groupInitialRebalanceDelayMs);
-        }
-        if (errorLogIntervalMs < 0)
-        {
-            throw new ConfigException(ERROR_LOG_INTERVAL_MS, "not negative: " + errorLogIntervalMs);
-        }
-        if (queuedMaxRequestBytes < 1024)
-        {
-            throw new ConfigException(QUEUED_MAX_REQUEST_BYTES, "at least 1024: " + queuedMaxRequestBytes);
-        }
-        if (authenticationTimeoutMs < 1)
-        {
-            throw new ConfigException(AUTHENTICATION_TIMEOUT_MS, "at least 1: " + authenticationTimeoutMs);
-        }
-        if (requestReadTimeoutMs < 1 || requestReadTimeoutMs > 86_400_000)
-        {
-            throw new ConfigException(REQUEST_READ_TIMEOUT_MS, "in [1, 86400000]: " + requestReadTimeoutMs);
-        }
-        if (null == securityProtocol)
-        {
-            throw new ConfigException(SECURITY_PROTOCOL, "missing");
         }
         final boolean loopback = isLoopback(host);
         if (securityProtocol == SecurityProtocol.PLAINTEXT && !loopback && !allowPlaintext)
