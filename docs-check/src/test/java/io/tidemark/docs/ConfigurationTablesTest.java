@@ -53,7 +53,8 @@ class ConfigurationTablesTest
         "LogContext", LogContext.CONFIG,
         "ReplicationContext", ReplicationContext.CONFIG,
         "ZooKeeperSettings", ZooKeeperSettings.CONFIG,
-        "KafkaContext", io.tidemark.kafka.KafkaContext.CONFIG);
+        "KafkaContext", io.tidemark.kafka.KafkaContext.CONFIG,
+        "HostConfig", HostConfig.CONFIG);
 
     private static final Pattern FIRST_CELL_KEY = Pattern.compile("^\\|\\s*`([^`]+)`\\s*\\|");
     private static final Pattern KEYS_DECLARATION = Pattern.compile("public static final Set<String> KEYS\\b");

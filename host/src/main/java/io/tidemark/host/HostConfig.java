@@ -4,6 +4,7 @@ import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.kafka.KafkaContext;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.config.ConfigDef;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 
 import java.io.IOException;
@@ -86,10 +87,19 @@ public final class HostConfig
     public static final String CLIENT_MAX_PER_ADDRESS = "client.max.per.address";
     /** A client not heard from for this long is forgotten (live clients repeat their HELLO every 5 s). Default 30000. */
     public static final String CLIENT_IDLE_TIMEOUT_MS = "client.idle.timeout.ms";
-    /** Keys of this class (the rest are ZooKeeper's and replication's). */
-    public static final Set<String> KEYS = Set.of(HOST_ID, HOST_DIR, CLUSTER_ID, CLUSTER_HOSTS, AERON_DIR,
-        THREADING, TRANSPORT_MTU, CLUSTER_SECRET_FILE, CLUSTER_INSECURE, CLIENT_MAX, CLIENT_MAX_PER_ADDRESS,
-        CLIENT_IDLE_TIMEOUT_MS);
+    /** Most host ids a cluster may have: ids are in {@code [0, MAX_HOSTS)}. */
+    static final int MAX_HOSTS = 64;
+
+    /**
+     * This class's keys, defined once (type, default, accepted values, documentation) in {@link HostKeys}:
+     * {@link #fromProperties} parses with it, {@link #validate()} checks with it, and the table of
+     * docs/configuration.md is its {@link ConfigDef#markdownTable()}. ZooKeeper's, replication's and the Kafka
+     * listener's keys are their classes'.
+     */
+    public static final ConfigDef<HostConfig> CONFIG = HostKeys.CONFIG;
+
+    /** Keys of this class (the rest are ZooKeeper's and replication's): the names of {@link #CONFIG}. */
+    public static final Set<String> KEYS = CONFIG.names();
 
     /**
      * Limits on a host's clients.
@@ -102,25 +112,29 @@ public final class HostConfig
     {
     }
 
-    private static final int MAX_HOSTS = 64;
-
-    private int hostId = -1;
+    private int hostId;
     private Path hostDir;
     private String clusterId;
     private final Map<Integer, String> endpoints = new LinkedHashMap<>();
     private String aeronDir;
-    private io.tidemark.aeron.AeronMedia.Profile threading = io.tidemark.aeron.AeronMedia.Profile.SHARED;
-    private int transportMtu = io.tidemark.aeron.UdpChannels.AUTO;
+    private io.tidemark.aeron.AeronMedia.Profile threading;
+    private int transportMtu;
     private Path secretFile;
     private boolean insecure;
     private ClusterSecret secret;
-    private int clientMax = 256;
-    private int clientMaxPerAddress = 32;
-    private long clientIdleTimeoutMs = 30_000;
+    private int clientMax;
+    private int clientMaxPerAddress;
+    private long clientIdleTimeoutMs;
     private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
     private ReplicationContext replication = new ReplicationContext();
     private Map<String, String> replicationProperties = Map.of();
     private KafkaContext kafka;
+
+    /** A configuration with this class's keys at their defaults ({@link #CONFIG}) and the required ones unset. */
+    public HostConfig()
+    {
+        CONFIG.setDefaults(this);
+    }
 
     /**
      * Read a configuration file.
@@ -185,7 +199,11 @@ public final class HostConfig
             {
                 kafka.put(key, value);
             }
-            else if (!KEYS.contains(key))
+            else if (CONFIG.contains(key))
+            {
+                CONFIG.set(config, key, value);
+            }
+            else
             {
                 replication.put(key, value);
             }
@@ -194,29 +212,6 @@ public final class HostConfig
         PROCESS_DEFAULTS.forEach(replication::putIfAbsent);
         config.replication = ReplicationContext.fromProperties(replication);
         config.replicationProperties = Map.copyOf(replication);
-        config.hostId(parseInt(HOST_ID, properties.getProperty(HOST_ID)));
-        final String dir = properties.getProperty(HOST_DIR);
-        config.hostDir(null == dir || dir.isBlank() ? null : Path.of(dir.trim()));
-        config.clusterId(properties.getProperty(CLUSTER_ID));
-        config.clusterHosts(properties.getProperty(CLUSTER_HOSTS));
-        config.aeronDir(properties.getProperty(AERON_DIR));
-        final String secretFile = properties.getProperty(CLUSTER_SECRET_FILE);
-        config.secretFile(null == secretFile || secretFile.isBlank() ? null : Path.of(secretFile.trim()));
-        config.insecure(parseBoolean(CLUSTER_INSECURE, properties.getProperty(CLUSTER_INSECURE)));
-        if (null != properties.getProperty(CLIENT_MAX))
-        {
-            config.clientMax = parseInt(CLIENT_MAX, properties.getProperty(CLIENT_MAX));
-        }
-        if (null != properties.getProperty(CLIENT_MAX_PER_ADDRESS))
-        {
-            config.clientMaxPerAddress = parseInt(CLIENT_MAX_PER_ADDRESS, properties.getProperty(CLIENT_MAX_PER_ADDRESS));
-        }
-        if (null != properties.getProperty(CLIENT_IDLE_TIMEOUT_MS))
-        {
-            config.clientIdleTimeoutMs = parseInt(CLIENT_IDLE_TIMEOUT_MS, properties.getProperty(CLIENT_IDLE_TIMEOUT_MS));
-        }
-        config.threading(parseThreading(properties.getProperty(THREADING)));
-        config.transportMtu(parseMtu(TRANSPORT_MTU, properties.getProperty(TRANSPORT_MTU)));
         if (!kafka.isEmpty())
         {
             if (!kafka.containsKey(KafkaContext.LISTENER))
@@ -229,19 +224,6 @@ public final class HostConfig
         return config.validate();
     }
 
-    private static io.tidemark.aeron.AeronMedia.Profile parseThreading(final String value)
-    {
-        if (null == value || value.isBlank() || "shared".equalsIgnoreCase(value.trim()))
-        {
-            return io.tidemark.aeron.AeronMedia.Profile.SHARED;
-        }
-        if ("latency".equalsIgnoreCase(value.trim()))
-        {
-            return io.tidemark.aeron.AeronMedia.Profile.LATENCY;
-        }
-        throw new ConfigException(THREADING, "'" + value.trim() + "' is not shared or latency");
-    }
-
     /** @return {@link io.tidemark.aeron.UdpChannels#AUTO} for absent or {@code auto}, else the number. */
     static int parseMtu(final String key, final String value)
     {
@@ -249,7 +231,14 @@ public final class HostConfig
         {
             return io.tidemark.aeron.UdpChannels.AUTO;
         }
-        return parseInt(key, value);
+        try
+        {
+            return Integer.parseInt(value.trim());
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new ConfigException(key, "not an integer: " + value);
+        }
     }
 
     /** @throws ConfigException unless {@code mtu} is auto or a multiple of 32 in [1024, 65504]. */
@@ -320,22 +309,6 @@ public final class HostConfig
             "client requests. For local try-outs only; set " + CLUSTER_SECRET_FILE + " for anything else.";
     }
 
-    private static int parseInt(final String key, final String value)
-    {
-        if (null == value || value.isBlank())
-        {
-            throw new ConfigException(key, "missing");
-        }
-        try
-        {
-            return Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "not an integer: " + value);
-        }
-    }
-
     /**
      * Check every value.
      *
@@ -344,56 +317,15 @@ public final class HostConfig
      */
     public HostConfig validate()
     {
-        if (null == clusterId || clusterId.isBlank() || !clusterId.matches("[A-Za-z0-9._-]{1,128}"))
-        {
-            throw new ConfigException(CLUSTER_ID, "need 1 to 128 of A-Z a-z 0-9 . _ -, not '" + clusterId + "'");
-        }
-        if (endpoints.isEmpty())
-        {
-            throw new ConfigException(CLUSTER_HOSTS, "missing: list every host as id@address:port");
-        }
-        for (int id = 0; id < endpoints.size(); id++)
-        {
-            if (!endpoints.containsKey(id))
-            {
-                throw new ConfigException(CLUSTER_HOSTS, "host ids must be 0 to " + (endpoints.size() - 1) +
-                    " without gaps; " + id + " is missing from " + endpoints);
-            }
-        }
-        if (hostId < 0 || hostId >= MAX_HOSTS)
-        {
-            throw new ConfigException(HOST_ID, "must be in [0, " + MAX_HOSTS + "): " + hostId);
-        }
+        CONFIG.validate(this);
         if (!endpoints.containsKey(hostId))
         {
             throw new ConfigException(HOST_ID, "host " + hostId + " is not in " + CLUSTER_HOSTS + " " + endpoints);
         }
-        if (null == hostDir)
-        {
-            throw new ConfigException(HOST_DIR, "missing");
-        }
-        if (Files.exists(hostDir) && !Files.isDirectory(hostDir))
-        {
-            throw new ConfigException(HOST_DIR, hostDir + " is not a directory");
-        }
-        if (null != aeronDir && !aeronDir.isEmpty() && !Files.isDirectory(Path.of(aeronDir)))
-        {
-            throw new ConfigException(AERON_DIR, "no media driver directory at " + aeronDir);
-        }
-        checkMtu(TRANSPORT_MTU, transportMtu);
-        if (clientMax < 1 || clientMax > 65_536)
-        {
-            throw new ConfigException(CLIENT_MAX, "must be in [1, 65536]: " + clientMax);
-        }
-        if (clientMaxPerAddress < 1 || clientMaxPerAddress > clientMax)
+        if (clientMaxPerAddress > clientMax)
         {
             throw new ConfigException(CLIENT_MAX_PER_ADDRESS, "must be in [1, " + CLIENT_MAX + "=" + clientMax + "]: " +
                 clientMaxPerAddress);
-        }
-        if (clientIdleTimeoutMs < 15_000 || clientIdleTimeoutMs > 3_600_000)
-        {
-            throw new ConfigException(CLIENT_IDLE_TIMEOUT_MS, "must be in [15000, 3600000] (clients repeat their " +
-                "HELLO every 5 s): " + clientIdleTimeoutMs);
         }
         zooKeeper.conclude();
         ReplicationContext.fromProperties(replicationProperties).conclude(); // ranges; the host's own is concluded
@@ -528,6 +460,14 @@ public final class HostConfig
         return Map.copyOf(endpoints);
     }
 
+    /** @param byId endpoints by host id, as {@link #parseEndpoints} makes them. @return this. */
+    HostConfig endpoints(final Map<Integer, String> byId)
+    {
+        endpoints.clear();
+        endpoints.putAll(byId);
+        return this;
+    }
+
     /** @return the largest host id plus one. */
     public int maxHosts()
     {
@@ -579,6 +519,18 @@ public final class HostConfig
         this.secretFile = file;
         this.secret = null;
         return this;
+    }
+
+    /** @return the cluster secret file, or null. */
+    Path secretFile()
+    {
+        return secretFile;
+    }
+
+    /** @return whether to run without a secret. */
+    boolean insecure()
+    {
+        return insecure;
     }
 
     /** @param insecure whether to run without a secret (local try-outs only). @return this. */

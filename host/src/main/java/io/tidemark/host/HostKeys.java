@@ -1,0 +1,155 @@
+package io.tidemark.host;
+
+import io.tidemark.aeron.AeronMedia;
+import io.tidemark.aeron.UdpChannels;
+import io.tidemark.store.ConfigException;
+import io.tidemark.store.config.ConfigDef;
+import io.tidemark.store.config.ConfigKey;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+
+import static io.tidemark.host.HostConfig.*;
+
+/**
+ * The definitions of {@link HostConfig}'s own keys (the names are its constants; ZooKeeper's, replication's and the
+ * Kafka listener's keys are defined by their classes): type, default, accepted values and the text of each key's
+ * row in docs/configuration.md, in the table's order. As Aeron keeps a component's {@code Configuration} beside its
+ * {@code Context}: the keys here, the values there. Checks that relate two keys (the host in the host list, the
+ * per-address limit under the total, the secret file or insecure) stay in {@link HostConfig#validate()}.
+ */
+final class HostKeys
+{
+    /** The definitions, bound to the configuration's accessors; published as {@link HostConfig#CONFIG}. */
+    static final ConfigDef<HostConfig> CONFIG = new ConfigDef<HostConfig>()
+        .define(ConfigKey.ofInt(HOST_ID, -1, 0, MAX_HOSTS - 1)
+            .withValidator((v) -> v == -1 ? "missing: this host's id, in [0, " + MAX_HOSTS + ")" :
+                ConfigKey.range(0, MAX_HOSTS - 1).problem((long)v))
+            .withDefaultText("required")
+            .withDoc("This host's id, in [0, 64), one of the ids in `cluster.hosts`."),
+            HostConfig::hostId, HostConfig::hostId)
+        .define(ConfigKey.of(HOST_DIR, Path.class, null, HostKeys::path)
+            .withValidator((v) -> null == v ? "missing" :
+                Files.exists(v) && !Files.isDirectory(v) ? v + " is not a directory" : null)
+            .withDefaultText("required")
+            .withDoc("Directory of this host's replica logs (locked against a second host by `host.lock`)."),
+            HostConfig::hostDir, HostConfig::hostDir)
+        .define(ConfigKey.ofString(CLUSTER_ID, null)
+            .withValidator((v) -> null == v || !v.matches("[A-Za-z0-9._-]{1,128}") ?
+                "need 1 to 128 of A-Z a-z 0-9 . _ -, not '" + v + "'" : null)
+            .withDefaultText("required")
+            .withDoc("The cluster's name, 1 to 128 of `A-Z a-z 0-9 . _ -`; hosts and clients of another cluster are " +
+            "refused."),
+            HostConfig::clusterId, HostConfig::clusterId)
+        .define(endpointsKey()
+            .withValidator(HostKeys::checkEndpoints)
+            .withDefaultText("required")
+            .withDoc("Every host of the cluster as `id@address:port`, separated by commas: the Aeron UDP endpoints. " +
+            "Ids 0 to n-1 without gaps; no two hosts on one endpoint."),
+            HostConfig::endpoints, HostConfig::endpoints)
+        .define(ConfigKey.ofString(AERON_DIR, null)
+            .withValidator((v) -> null != v && !v.isEmpty() && !Files.isDirectory(Path.of(v)) ?
+                "no media driver directory at " + v : null)
+            .withDefaultText("empty: an embedded media driver")
+            .withDoc("Directory of an external Aeron media driver. The embedded driver lives in `/dev/shm` where " +
+            "there is one, else in the temporary directory."),
+            HostConfig::aeronDir, HostConfig::aeronDir)
+        .define(ConfigKey.of(THREADING, AeronMedia.Profile.class, AeronMedia.Profile.SHARED, HostKeys::threading)
+            .withDefaultText("`shared`")
+            .withDoc("`shared`: for machines whose cores other processes share. One thread runs the embedded media " +
+            "driver (Aeron's INVOKER mode), the host's Aeron client, the gateway and every agent of the replica " +
+            "host, and parks when idle (one spin and one yield, then a park growing to 1 ms, and 10 ms parks once " +
+            "it has had no work for 20 ms): an idle host costs next to nothing, the first message after a quiet " +
+            "spell waits up to 10 ms for it, the next ones up to 1 ms. With an external driver (`aeron.dir`) the " +
+            "driver and the client's conductor keep their own threads. `latency`: for dedicated machines with cores " +
+            "to spare: the host's agents, the gateway and the driver's sender and receiver each busy-spin on a " +
+            "thread of their own."),
+            HostConfig::threading, HostConfig::threading)
+        .define(ConfigKey.of(TRANSPORT_MTU, Integer.class, UdpChannels.AUTO, (t) -> parseMtu(TRANSPORT_MTU, t))
+            .withValidator((v) ->
+            {
+                checkMtu(TRANSPORT_MTU, v);
+                return null;
+            })
+            .withDefaultText("`auto`")
+            .withDoc("The Aeron MTU of the host's publications. `auto`: the MTU of the interface that reaches each " +
+            "destination less the IP and UDP headers: Aeron's 1408 on Ethernet (1500) and below, 8960 on jumbo " +
+            "frames, 65504 on loopback; subscriptions get a receiver window and socket buffer of 32 such datagrams " +
+            "(128 KiB to 2 MiB, at most `net.core.rmem_max`). Or a multiple of 32 in [1024, 65504], for a path " +
+            "whose MTU is smaller than the hosts' interfaces. Fewer, larger datagrams are what cut the media " +
+            "driver's CPU per record " +
+            "([benchmarks](benchmarks.md#multi-process-tidemarks-host-jvms-beside-a-real-kafka))."),
+            HostConfig::transportMtu, HostConfig::transportMtu)
+        .define(ConfigKey.of(CLUSTER_SECRET_FILE, Path.class, null, HostKeys::path)
+            .withDefaultText("required, unless `cluster.insecure=true`")
+            .withDoc("File holding the cluster secret that keys the authentication tag of every message (`tidemark " +
+            "secret FILE` writes one). Refused if its group or others may read it, or it holds fewer than 32 bytes. " +
+            "Never logged. [Safety at the edges](multi-host.md#safety-at-the-edges)."),
+            HostConfig::secretFile, HostConfig::secretFile)
+        .define(ConfigKey.of(CLUSTER_INSECURE, Boolean.class, false, (t) -> parseBoolean(CLUSTER_INSECURE, t))
+            .withDefaultText("`false`")
+            .withDoc("`true`: no secret, no message is authenticated; for local try-outs only, logged as a warning " +
+            "at every start. Exclusive with `cluster.secret.file`."),
+            HostConfig::insecure, HostConfig::insecure)
+        .define(ConfigKey.ofInt(CLIENT_MAX, 256, 1, 65_536)
+            .withDoc("Most clients the host serves at once; a HELLO beyond it is dropped and counted " +
+            "(`client-limit`). 1 to 65536."),
+            (c) -> c.clientLimits().maxClients(),
+            (c, v) -> c.clientLimits(v, c.clientLimits().maxClientsPerAddress(), c.clientLimits().idleTimeoutMs()))
+        .define(ConfigKey.ofInt(CLIENT_MAX_PER_ADDRESS, 32, 1, 65_536)
+            .withDoc("Most clients from one source address at once. 1 to `client.max`."),
+            (c) -> c.clientLimits().maxClientsPerAddress(),
+            (c, v) -> c.clientLimits(c.clientLimits().maxClients(), v, c.clientLimits().idleTimeoutMs()))
+        .define(ConfigKey.ofLong(CLIENT_IDLE_TIMEOUT_MS, 30_000, 15_000, 3_600_000)
+            .withDoc("A client not heard from for this long is forgotten (its reply publication closed); live " +
+            "clients repeat their HELLO every 5 s. 15000 to 3600000."),
+            (c) -> c.clientLimits().idleTimeoutMs(),
+            (c, v) -> c.clientLimits(c.clientLimits().maxClients(), c.clientLimits().maxClientsPerAddress(), v));
+
+    private HostKeys()
+    {
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ConfigKey<Map<Integer, String>> endpointsKey()
+    {
+        return ConfigKey.of(CLUSTER_HOSTS, (Class<Map<Integer, String>>)(Class<?>)Map.class, null,
+            (t) -> parseEndpoints(CLUSTER_HOSTS, t));
+    }
+
+    private static String checkEndpoints(final Map<Integer, String> endpoints)
+    {
+        if (null == endpoints || endpoints.isEmpty())
+        {
+            return "missing: list every host as id@address:port";
+        }
+        for (int id = 0; id < endpoints.size(); id++)
+        {
+            if (!endpoints.containsKey(id))
+            {
+                return "host ids must be 0 to " + (endpoints.size() - 1) + " without gaps; " + id +
+                    " is missing from " + endpoints;
+            }
+        }
+        return null;
+    }
+
+    private static Path path(final String text)
+    {
+        return text.isEmpty() ? null : Path.of(text);
+    }
+
+    private static AeronMedia.Profile threading(final String text)
+    {
+        if (text.isEmpty() || "shared".equalsIgnoreCase(text))
+        {
+            return AeronMedia.Profile.SHARED;
+        }
+        if ("latency".equalsIgnoreCase(text))
+        {
+            return AeronMedia.Profile.LATENCY;
+        }
+        throw new ConfigException(THREADING, "'" + text + "' is not shared or latency");
+    }
+}
