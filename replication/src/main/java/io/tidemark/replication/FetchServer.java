@@ -190,14 +190,12 @@ final class FetchServer
         final long leaderEnd = replica.log.logEndOffset();
         if (fetchOffset > leaderEnd || fetchOffset < replica.log.logStartOffset())
         {
-            follower.parked = false;
+            follower.unpark();
             respondError(replica, request.partitionId(), request.replicaId(), request.correlationId(),
                 ReplicationError.OFFSET_OUT_OF_RANGE);
             return;
         }
-        follower.onFetch(fetchOffset, leaderEnd, now);
-        follower.responseRetryAtMs = 0; // a new fetch supersedes an answer still being retried
-        follower.responseRetryUntilMs = 0;
+        follower.onFetch(fetchOffset, leaderEnd, now); // supersedes an answer still being retried
         final int[] expanded = leader.expandCandidate(follower);
         if (null != expanded)
         {
@@ -226,8 +224,7 @@ final class FetchServer
         final long leaderEnd = replica.log.logEndOffset();
         for (final FollowerState follower : leader.followers())
         {
-            if (follower.parked && now >= follower.responseRetryAtMs &&
-                (leaderEnd > follower.parkedFetchOffset || now >= follower.parkedDeadlineMs))
+            if (follower.answerDue(leaderEnd, now))
             {
                 respond(replica, leader, follower, follower.parkedCorrelationId, follower.parkedFetchOffset,
                     follower.parkedMaxBytes);
@@ -240,7 +237,7 @@ final class FetchServer
     private void respond(final Replica replica, final LeaderState leader, final FollowerState follower,
         final long correlationId, final long fetchOffset, final int maxBytes)
     {
-        follower.parked = false;
+        follower.unpark();
         scratchLength = FetchMessages.FetchResponse.HEADER_LENGTH;
         try
         {
@@ -268,34 +265,14 @@ final class FetchServer
             replica.log.logStartOffset(), replica.log.logEndOffset());
         if (transport.sendResponse(hostId, follower.hostId, FetchMessages.FETCH_RESPONSE, scratch, 0, scratchLength))
         {
-            follower.highWatermarkSent = hw;
-            follower.responseRetryAtMs = 0;
-            follower.responseRetryUntilMs = 0;
+            follower.onAnswerSent(hw);
             return;
         }
         if (follower.reader.position() != fetchOffset)
         {
             follower.reader.seek(fetchOffset); // not delivered: serve the same bytes again next time
         }
-        // The transport refused it (back-pressure, or the follower's side not connected right now): keep the fetch
-        // parked and answer it again in a millisecond, for up to the fetch wait, rather than leave the follower to
-        // notice the silence after its fetch timeout (the fetch wait plus a session timeout), long enough to cost
-        // it its ISR membership.
-        final long now = clock.time();
-        if (0 == follower.responseRetryUntilMs)
-        {
-            follower.responseRetryUntilMs = now + ctx.replicaFetchWaitMaxMs();
-        }
-        if (now < follower.responseRetryUntilMs)
-        {
-            follower.park(correlationId, fetchOffset, maxBytes, now);
-            follower.responseRetryAtMs = now + 1;
-        }
-        else
-        {
-            follower.responseRetryAtMs = 0;
-            follower.responseRetryUntilMs = 0; // given up: the follower re-sends its fetch
-        }
+        follower.onAnswerRefused(correlationId, fetchOffset, maxBytes, clock.time(), ctx.replicaFetchWaitMaxMs());
     }
 
     private void copyBatch(final io.tidemark.store.RecordBatch batch)

@@ -4,8 +4,6 @@ import io.tidemark.replication.protocol.FetchMessages;
 import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
-import io.tidemark.store.format.RecordBatchDescriptor;
-import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 import org.agrona.ExpandableArrayBuffer;
 import org.agrona.MutableDirectBuffer;
@@ -293,61 +291,26 @@ final class FollowerFetcher implements Agent
         {
             case NONE:
                 final int length = fetchResponse.recordsLength();
-                if (length > 0)
+                final StorageException refused = replica.appendAsFollower(fetchResponse.buffer(),
+                    fetchResponse.recordsOffset(), length, fetchResponse.highWatermark(), errorHandler);
+                if (null != refused)
                 {
-                    // The epochs of the fetched batches reach the epoch checkpoint before the batches reach the log
-                    // (Kafka assigns the epoch start before the local append): a crash between the two leaves the
-                    // cache ahead of the log, which the next load cuts, never behind it.
-                    learnEpochs(replica, fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
-                    final long endBefore = replica.log.logEndOffset();
-                    StorageException failure = null;
-                    try
+                    if (refused.code() == StorageErrorCode.INVALID_BATCH)
                     {
-                        replica.log.appendRaw(fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
+                        p.transition(PartitionFetch.State.RECONCILE, "append rejected: " + refused.getMessage(), now);
                     }
-                    catch (final StorageException ex)
+                    else
                     {
-                        failure = ex;
+                        backoff(p, PartitionFetch.State.FETCH, "local log failed: " + refused.getMessage(), now);
                     }
-                    if (null != failure && replica.log.logEndOffset() == endBefore)
-                    {
-                        if (FailStop.isFatal(failure))
-                        {
-                            throw failure; // fail-stop
-                        }
-                        replica.epochCache.truncateFromEnd(replica.log.logEndOffset()); // epochs of what failed
-                        if (failure.code() == StorageErrorCode.INVALID_BATCH)
-                        {
-                            p.transition(PartitionFetch.State.RECONCILE, "append rejected: " + failure.getMessage(),
-                                now);
-                        }
-                        else
-                        {
-                            backoff(p, PartitionFetch.State.FETCH, "local log failed: " + failure.getMessage(), now);
-                        }
-                        return;
-                    }
-                    // Appended (a flush that failed after it does not undo it): the producer state follows the log.
-                    replica.producerState.onAppendRaw(fetchResponse.buffer(), fetchResponse.recordsOffset(), length);
-                    if (null != failure)
-                    {
-                        if (FailStop.isFatal(failure))
-                        {
-                            throw failure; // fail-stop
-                        }
-                        errorHandler.onError(failure); // a checkpoint left behind for lack of space: the data is forced
-                    }
+                    return;
                 }
-                replica.highWatermark.advanceTo(Math.min(fetchResponse.highWatermark(), replica.log.logEndOffset()));
                 p.state = PartitionFetch.State.FETCH;
                 break;
             case OFFSET_OUT_OF_RANGE:
                 if (p.fetchOffset < fetchResponse.logStartOffset())
                 {
-                    replica.log.truncateFullyAndStartAt(fetchResponse.logStartOffset());
-                    replica.epochCache.clear();
-                    replica.producerState.rebuild(replica.log);
-                    replica.highWatermark.reset(fetchResponse.logStartOffset());
+                    replica.restartAsFollowerAt(fetchResponse.logStartOffset());
                     p.transition(PartitionFetch.State.FETCH, "behind the leader's log start: restarted empty", now);
                 }
                 else
@@ -371,37 +334,6 @@ final class FollowerFetcher implements Agent
             default:
                 backoff(p, PartitionFetch.State.RECONCILE, "fetch refused: " + error, now);
                 break;
-        }
-    }
-
-    /**
-     * New epochs in fetched batches start new entries of the epoch cache, before the batches are appended. The bytes
-     * are not validated yet (the append does that): only frames that lie inside the response and continue from the
-     * log end are read, so that no entry below the log end is ever replaced; entries of batches the append then
-     * refuses are cut again.
-     */
-    private static void learnEpochs(final Replica replica, final DirectBuffer buffer, final int offset,
-        final int length)
-    {
-        final int end = offset + length;
-        long expected = replica.log.logEndOffset();
-        for (int at = offset; at + RecordBatchDescriptor.HEADER_LENGTH <= end; )
-        {
-            final int batchLength = buffer.getInt(at + RecordBatchDescriptor.LENGTH_OFFSET);
-            final long base = buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
-            final int count = buffer.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
-            if (batchLength < RecordBatchDescriptor.HEADER_LENGTH || batchLength > end - at || base != expected ||
-                count <= 0)
-            {
-                return; // not a batch the append would take: it refuses the response
-            }
-            final int epoch = buffer.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
-            if (epoch > replica.epochCache.latestEpoch())
-            {
-                replica.epochCache.assign(epoch, base);
-            }
-            expected = base + count;
-            at += RecordBatchDescriptor.frameLength(batchLength);
         }
     }
 
@@ -444,18 +376,7 @@ final class FollowerFetcher implements Agent
         {
             target = Math.max(target, replica.highWatermark.get());
         }
-        long newEnd = localEnd;
-        if (target < localEnd)
-        {
-            newEnd = replica.log.truncateTo(target);
-            replica.producerState.rebuild(replica.log);
-            if (replica.highWatermark.get() > newEnd)
-            {
-                replica.highWatermark.reset(newEnd); // only with unclean election enabled
-            }
-        }
-        // Epochs starting at or after the common point are not ours any more, even those without records.
-        replica.epochCache.truncateFromEnd(Math.min(target, newEnd));
+        replica.truncateAsFollowerTo(target);
         p.transition(done ? PartitionFetch.State.FETCH : PartitionFetch.State.RECONCILE,
             "leader: epoch " + epoch + " ends at " + leaderEnd + "; log end now " + replica.log.logEndOffset(), now);
     }

@@ -5,7 +5,9 @@ import io.tidemark.store.LogReader;
 /**
  * What a leader knows of one follower: its log end offset (from its last fetch), when it last fetched and when it
  * was last caught up, the incarnation of its host, the high watermark last sent to it, and its parked fetch (a
- * fetch with nothing new, held until data arrives or the wait expires).
+ * fetch with nothing new, held until data arrives or the wait expires) with the rules of parking and of sending
+ * again an answer the transport refused ({@link #park}, {@link #answerDue}, {@link #onAnswerSent},
+ * {@link #onAnswerRefused}).
  * <p>
  * Written by the leader's host agent only; {@link #logEndOffset} is volatile so that produce completion and
  * counters may read it.
@@ -56,6 +58,8 @@ final class FollowerState
         logEndOffset = fetchOffset;
         lastFetchLeaderEndOffset = leaderEndOffset;
         lastFetchTimeMs = nowMs;
+        responseRetryAtMs = 0; // a new fetch supersedes an answer still being retried
+        responseRetryUntilMs = 0;
     }
 
     /** The follower's host restarted: nothing known of the previous incarnation counts any more. */
@@ -71,6 +75,14 @@ final class FollowerState
         responseRetryUntilMs = 0;
     }
 
+    /**
+     * Hold a fetch with nothing new to answer until data arrives or {@code deadlineMs}.
+     *
+     * @param correlationId the fetch's correlation id.
+     * @param fetchOffset   where it fetches from.
+     * @param maxBytes      most bytes it takes.
+     * @param deadlineMs    when it is answered even with nothing new.
+     */
     void park(final long correlationId, final long fetchOffset, final int maxBytes, final long deadlineMs)
     {
         parked = true;
@@ -78,6 +90,67 @@ final class FollowerState
         parkedFetchOffset = fetchOffset;
         parkedMaxBytes = maxBytes;
         parkedDeadlineMs = deadlineMs;
+    }
+
+    /** The parked fetch, if any, is answered now or needs no answer (refused, or superseded). */
+    void unpark()
+    {
+        parked = false;
+    }
+
+    /**
+     * @param leaderEndOffset the leader's log end offset now.
+     * @param nowMs           the time.
+     * @return whether the parked fetch is to be answered now: it has something new or waited long enough, and no
+     *         refused answer is waiting for its next try.
+     */
+    boolean answerDue(final long leaderEndOffset, final long nowMs)
+    {
+        return parked && nowMs >= responseRetryAtMs &&
+            (leaderEndOffset > parkedFetchOffset || nowMs >= parkedDeadlineMs);
+    }
+
+    /**
+     * An answer reached the transport.
+     *
+     * @param highWatermark the high watermark it carried.
+     */
+    void onAnswerSent(final long highWatermark)
+    {
+        highWatermarkSent = highWatermark;
+        responseRetryAtMs = 0;
+        responseRetryUntilMs = 0;
+    }
+
+    /**
+     * The transport refused an answer (back-pressure, or the follower's side not connected right now): keep the
+     * fetch parked and answer it again in a millisecond, for up to {@code retryForMs} from the first refusal, rather
+     * than leave the follower to notice the silence after its fetch timeout (the fetch wait plus a session timeout),
+     * long enough to cost it its ISR membership. After that, give up: the follower re-sends its fetch.
+     *
+     * @param correlationId the fetch's correlation id.
+     * @param fetchOffset   where it fetches from.
+     * @param maxBytes      most bytes it takes.
+     * @param nowMs         the time.
+     * @param retryForMs    how long refused answers are tried again (the fetch wait).
+     */
+    void onAnswerRefused(final long correlationId, final long fetchOffset, final int maxBytes, final long nowMs,
+        final long retryForMs)
+    {
+        if (0 == responseRetryUntilMs)
+        {
+            responseRetryUntilMs = nowMs + retryForMs;
+        }
+        if (nowMs < responseRetryUntilMs)
+        {
+            park(correlationId, fetchOffset, maxBytes, nowMs);
+            responseRetryAtMs = nowMs + 1;
+        }
+        else
+        {
+            responseRetryAtMs = 0;
+            responseRetryUntilMs = 0; // given up: the follower re-sends its fetch
+        }
     }
 
     void close()

@@ -3,6 +3,9 @@ package io.tidemark.replication;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
+import io.tidemark.store.StorageException;
+import io.tidemark.store.format.RecordBatchDescriptor;
+import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
@@ -147,6 +150,134 @@ final class Replica implements AutoCloseable
             }
         }
         return work;
+    }
+
+    /**
+     * Append the records of one fetch response as a follower, in one step: the epochs of the fetched batches reach
+     * the epoch checkpoint before the batches reach the log (Kafka assigns the epoch start before the local append: a
+     * crash between the two leaves the cache ahead of the log, which the next load cuts, never behind it), the
+     * producer state follows what was appended, and the high watermark advances to the leader's, never past the log
+     * end. Called by the follower fetcher, the log's single writer while this replica follows.
+     *
+     * @param buffer              the response.
+     * @param offset              where its records start.
+     * @param length              their length in bytes (0: none, only the high watermark moves).
+     * @param leaderHighWatermark the leader's high watermark carried by the response.
+     * @param errorHandler        where a failure after the records were appended is reported (a checkpoint left
+     *                            behind for lack of space: the data is forced).
+     * @return null when the records were appended (or there were none), else why nothing was appended: an
+     *         {@link io.tidemark.store.StorageErrorCode#INVALID_BATCH} (the bytes do not continue this log: reconcile)
+     *         or a log that failed this time (back off and fetch again); the epochs of what failed are cut again.
+     * @throws StorageException a fatal failure ({@link FailStop#isFatal}): nothing more may be appended.
+     */
+    StorageException appendAsFollower(final DirectBuffer buffer, final int offset, final int length,
+        final long leaderHighWatermark, final ErrorHandler errorHandler)
+    {
+        if (length > 0)
+        {
+            learnEpochs(buffer, offset, length);
+            final long endBefore = log.logEndOffset();
+            StorageException failure = null;
+            try
+            {
+                log.appendRaw(buffer, offset, length);
+            }
+            catch (final StorageException ex)
+            {
+                failure = ex;
+            }
+            if (null != failure && log.logEndOffset() == endBefore)
+            {
+                if (FailStop.isFatal(failure))
+                {
+                    throw failure; // fail-stop
+                }
+                epochCache.truncateFromEnd(log.logEndOffset()); // epochs of what failed
+                return failure;
+            }
+            // Appended (a flush that failed after it does not undo it): the producer state follows the log.
+            producerState.onAppendRaw(buffer, offset, length);
+            if (null != failure)
+            {
+                if (FailStop.isFatal(failure))
+                {
+                    throw failure; // fail-stop
+                }
+                errorHandler.onError(failure);
+            }
+        }
+        highWatermark.advanceTo(Math.min(leaderHighWatermark, log.logEndOffset()));
+        return null;
+    }
+
+    /**
+     * New epochs in fetched batches start new entries of the epoch cache, before the batches are appended. The bytes
+     * are not validated yet (the append does that): only frames that lie inside the response and continue from the
+     * log end are read, so that no entry below the log end is ever replaced; entries of batches the append then
+     * refuses are cut again.
+     */
+    private void learnEpochs(final DirectBuffer buffer, final int offset, final int length)
+    {
+        final int end = offset + length;
+        long expected = log.logEndOffset();
+        for (int at = offset; at + RecordBatchDescriptor.HEADER_LENGTH <= end; )
+        {
+            final int batchLength = buffer.getInt(at + RecordBatchDescriptor.LENGTH_OFFSET);
+            final long base = buffer.getLong(at + RecordBatchDescriptor.BASE_OFFSET_OFFSET);
+            final int count = buffer.getInt(at + RecordBatchDescriptor.RECORD_COUNT_OFFSET);
+            if (batchLength < RecordBatchDescriptor.HEADER_LENGTH || batchLength > end - at || base != expected ||
+                count <= 0)
+            {
+                return; // not a batch the append would take: it refuses the response
+            }
+            final int epoch = buffer.getInt(at + RecordBatchDescriptor.LEADER_EPOCH_OFFSET);
+            if (epoch > epochCache.latestEpoch())
+            {
+                epochCache.assign(epoch, base);
+            }
+            expected = base + count;
+            at += RecordBatchDescriptor.frameLength(batchLength);
+        }
+    }
+
+    /**
+     * Cut this follower's log back to the point it shares with the leader, in one step: the log, the producer state
+     * rebuilt from it, the high watermark where the log now ends below it (only with unclean election, which lets
+     * the target fall below it), and the epochs that start at or after the common point (even those without records:
+     * they are not this log's any more).
+     *
+     * @param target the common point with the leader's log.
+     * @return the log end offset now.
+     */
+    long truncateAsFollowerTo(final long target)
+    {
+        final long localEnd = log.logEndOffset();
+        long newEnd = localEnd;
+        if (target < localEnd)
+        {
+            newEnd = log.truncateTo(target);
+            producerState.rebuild(log);
+            if (highWatermark.get() > newEnd)
+            {
+                highWatermark.reset(newEnd); // only with unclean election enabled
+            }
+        }
+        epochCache.truncateFromEnd(Math.min(target, newEnd));
+        return log.logEndOffset();
+    }
+
+    /**
+     * This follower is behind the leader's log start: empty its log and start it again there, with no epochs, no
+     * producer state and the high watermark at the new start.
+     *
+     * @param leaderLogStartOffset the leader's log start offset.
+     */
+    void restartAsFollowerAt(final long leaderLogStartOffset)
+    {
+        log.truncateFullyAndStartAt(leaderLogStartOffset);
+        epochCache.clear();
+        producerState.rebuild(log);
+        highWatermark.reset(leaderLogStartOffset);
     }
 
     void updateCounters()
