@@ -9,10 +9,11 @@ import java.util.concurrent.locks.LockSupport;
 /**
  * The idle strategy of a thread that runs an invoked media driver in its duty cycle, for machines whose cores are
  * shared: after work, one spin and one yield, then parks from 1 us doubling to 1 ms (a message after a short pause
- * waits at most 1 ms); once the thread has had no work for {@link #QUIET_MS}, parks of {@link #DEEP_PARK_MS}. Each
- * wake-up of such a thread runs a driver duty cycle, a system call per socket, so an idle process's cost is its
- * wake-ups: a thread parking 1 ms at most wakes 1,000 times a second, one parking 10 ms 100 times. The first
- * message after a quiet spell waits up to 10 ms; the ones after it are back on the short parks.
+ * waits at most 1 ms); once the thread has had no work for {@link #QUIET_MS}, parks of {@link #DEEP_PARK_MS} (or the
+ * constructor's). Each wake-up of such a thread runs a driver duty cycle, a system call per socket, so an idle
+ * process's cost is its wake-ups: a thread parking 1 ms at most wakes 1,000 times a second, one parking 10 ms 100
+ * times. The first message after a quiet spell waits up to the deep park; the ones after it are back on the short
+ * parks.
  * <p>
  * "Work" is what the caller counts: a host counts its gateway's and agents' work, not the driver's own periodic
  * heartbeats and status messages, which would otherwise keep it from ever being quiet.
@@ -25,12 +26,32 @@ public final class QuietIdleStrategy implements IdleStrategy
     public static final long DEEP_PARK_MS = 10;
 
     private static final long QUIET_NS = TimeUnit.MILLISECONDS.toNanos(QUIET_MS);
-    private static final long DEEP_PARK_NS = TimeUnit.MILLISECONDS.toNanos(DEEP_PARK_MS);
+
+    private final long deepParkNs;
 
     private final BackoffIdleStrategy backoff = new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(1),
         TimeUnit.MILLISECONDS.toNanos(1));
     private long quietSinceNs;
     private boolean quiet;
+
+    /** Parks of {@link #DEEP_PARK_MS} once quiet: for a thread whose first message after a pause must not wait long. */
+    public QuietIdleStrategy()
+    {
+        this(DEEP_PARK_MS);
+    }
+
+    /**
+     * @param deepParkMs the park once quiet, at least 1 ms: for a thread whose work after a pause may wait that long
+     *                   (housekeeping, a watch of timeouts in seconds), so that an idle process wakes it less often.
+     */
+    public QuietIdleStrategy(final long deepParkMs)
+    {
+        if (deepParkMs < 1)
+        {
+            throw new IllegalArgumentException("deepParkMs must be at least 1: " + deepParkMs);
+        }
+        this.deepParkNs = TimeUnit.MILLISECONDS.toNanos(deepParkMs);
+    }
 
     @Override
     public void idle(final int workCount)
@@ -48,7 +69,7 @@ public final class QuietIdleStrategy implements IdleStrategy
     {
         if (quiet)
         {
-            LockSupport.parkNanos(DEEP_PARK_NS);
+            LockSupport.parkNanos(deepParkNs);
             return;
         }
         final long now = System.nanoTime();

@@ -386,10 +386,12 @@ final class ControllerRole implements Runnable, AutoCloseable
             failover.withdraw();
             return 0;
         }
-        if (current != watchedController || gapNs > controllerTimeoutNs / 2)
+        if (current != watchedController || gapNs > controllerTimeoutNs / 2 ||
+            nowNs - channel.readingNanos() > controllerTimeoutNs / 4)
         {
-            // a new controller gets a whole timeout to load and speak; after a stall of this host's own, its silence
-            // may be ours: watch afresh
+            // a new controller gets a whole timeout to load and speak; after a stall of this host's own (this thread,
+            // or the serving thread that reads the control stream: creating a new topic's logs on a busy machine),
+            // its silence may be ours: watch afresh
             watchedController = current;
             watchedSinceNs = nowNs;
         }

@@ -94,6 +94,7 @@ final class HostGateway implements Agent
     private int readLength;
     private int readLimit;
     private long nextHousekeepingMs;
+    private int livenessFragments; // of the control poll under way: heartbeats and controller announcements
 
     /** A client this host has heard from: its reply publication, token, replay window and producer session here. */
     private final class ClientPeer
@@ -190,7 +191,9 @@ final class HostGateway implements Agent
     @Override
     public int doWork()
     {
-        int work = controlIn.poll(controlAssembler, 16);
+        channel.reading(System.nanoTime());
+        livenessFragments = 0;
+        int work = controlIn.poll(controlAssembler, 16) - livenessFragments; // liveness traffic is not work
         work += gatewayIn.poll(gatewayAssembler, 64);
         final long now = clock.time();
         if (!pendingHellos.isEmpty())
@@ -302,7 +305,12 @@ final class HostGateway implements Agent
         }
         final long malformedBefore = channel.malformedMessages();
         final long misattributedBefore = channel.misattributedMessages();
+        final long livenessBefore = channel.livenessMessages();
         channel.deliver(from, buffer, controlReader.payloadOffset(), controlReader.payloadLength());
+        if (channel.livenessMessages() != livenessBefore)
+        {
+            livenessFragments++;
+        }
         if (channel.malformedMessages() != malformedBefore)
         {
             counters.drop(EdgeCounters.Stream.CONTROL, EdgeCounters.Reason.MALFORMED, sender, source(header));

@@ -37,6 +37,8 @@ public final class ControlChannel
     private final java.util.concurrent.atomic.AtomicLongArray controllerHeardNs;
     private final java.util.concurrent.atomic.AtomicLongArray controllerEpochHeard;
     private final AtomicLong staleController = new AtomicLong();
+    private final AtomicLong livenessDelivered = new AtomicLong();
+    private final AtomicLong readingNs = new AtomicLong(System.nanoTime());
 
     /**
      * Carries control messages to other processes. Implementations are thread-safe.
@@ -142,6 +144,10 @@ public final class ControlChannel
             {
                 return misattributed(fromHost, message);
             }
+            if (message instanceof ControlMessage.Heartbeat)
+            {
+                livenessDelivered.incrementAndGet();
+            }
             return controllerIsLocal() && toController.offer(message);
         }
         if (destination < 0 || destination >= toHosts.size() || !localHost.test(destination) || isCut(destination))
@@ -156,6 +162,7 @@ public final class ControlChannel
         }
         if (message instanceof ControlMessage.ControllerAlive alive)
         {
+            livenessDelivered.incrementAndGet();
             return controllerAlive(destination, alive.controllerEpoch());
         }
         return toHosts.get(destination).offer(message);
@@ -193,6 +200,25 @@ public final class ControlChannel
         return controllerHeardNs.get(host);
     }
 
+    /**
+     * The process's serving thread is reading the control stream now (called once per duty cycle, before its poll).
+     * A silence of the controller counts only while this is current: a host whose own serving thread stalled (creating
+     * the logs of a new topic on a busy machine, a long pause) did not hear anybody, and its silence is not the
+     * controller's.
+     *
+     * @param nowNs {@link System#nanoTime}.
+     */
+    public void reading(final long nowNs)
+    {
+        readingNs.lazySet(nowNs);
+    }
+
+    /** @return the {@link System#nanoTime} of the last {@link #reading}: the creation of this channel before any. */
+    public long readingNanos()
+    {
+        return readingNs.get();
+    }
+
     /** @return the highest controller epoch {@code host} heard announced, or 0. */
     public long controllerEpochHeard(final int host)
     {
@@ -226,6 +252,17 @@ public final class ControlChannel
     public long malformedMessages()
     {
         return malformed.get();
+    }
+
+    /**
+     * @return forwarded liveness messages accepted (a host's heartbeat to the controller, the controller's
+     *         announcement to a host). A process's serving thread does not count them as work: they arrive every
+     *         heartbeat interval whether or not anything happens, and counted, they would keep an idle host from ever
+     *         parking deeper (see {@code QuietIdleStrategy} in module aeron).
+     */
+    public long livenessMessages()
+    {
+        return livenessDelivered.get();
     }
 
     /**

@@ -50,6 +50,8 @@ public final class Controller implements Agent
     private long lastDutyCycleMs;
     /** A store write failed or missed while deciding something: every partition is checked again. */
     private boolean reconcilePending;
+    /** Heartbeats of the drain under way that only renewed a session (an idle controller's thread parks deeper). */
+    private int routineHeartbeats;
 
     /** A host's session: alive while heartbeats arrive within the timeout. */
     private static final class Session
@@ -399,7 +401,8 @@ public final class Controller implements Agent
                 reconcilePending = false;
                 work += reconcile();
             }
-            work += channel.drainController(handler);
+            routineHeartbeats = 0;
+            work += channel.drainController(handler) - routineHeartbeats; // a heartbeat that changes nothing is no work
             for (final Session session : sessionArray)
             {
                 if (session.alive && now - session.lastHeartbeatMs > ctx.hostSessionTimeoutMs())
@@ -493,6 +496,10 @@ public final class Controller implements Agent
                 if (heartbeat.stateDigest() != digestOf(heartbeat.hostId()))
                 {
                     resendStates(heartbeat.hostId());
+                }
+                else if (!adopted)
+                {
+                    routineHeartbeats++;
                 }
             }
             else
