@@ -62,6 +62,34 @@ public final class ReplicaHost
     private boolean possibleDataLoss;
     private boolean startedWithPossibleDataLoss;
     private long pretouchSpent;
+    /** Opens new replicas off the agent thread where that thread also serves the network; null: opened inline. */
+    private final ReplicaOpener opener;
+    private final ReplicaOpener.Handler onOpened = new ReplicaOpener.Handler()
+    {
+        public void opened(final Replica replica, final PartitionState latest)
+        {
+            pretouchSpent += replica.pretouchBytes;
+            add(replica);
+            apply(latest);
+        }
+
+        public void failed(final PartitionState state, final Throwable failure)
+        {
+            if (failure instanceof StorageException storage)
+            {
+                throw storage;
+            }
+            if (failure instanceof RuntimeException runtime)
+            {
+                throw runtime;
+            }
+            if (failure instanceof Error error)
+            {
+                throw error;
+            }
+            throw new IllegalStateException("cannot open the replica of " + state.topicPartition(), failure);
+        }
+    };
     private final RateLimitedLog remoteLog = new RateLimitedLog(System.getLogger(ReplicaHost.class.getName()));
 
     ReplicaHost(final int hostId, final Path dir, final long incarnation, final int maxHosts,
@@ -99,6 +127,9 @@ public final class ReplicaHost
         this.fetchServer = new FetchServer(hostId, transport, ctx, replicasById, this::requestIsrChange);
         this.produceHandler = new ProduceHandler(ctx, sessions);
         this.agent = new ReplicaHostAgent(this, ctx, errorHandler);
+        // a host process: the agent thread runs the media driver and the gateway too (see ReplicaOpener)
+        this.opener = ctx.logMaintenanceThread() && ctx.threadingMode() == ReplicationContext.ThreadingMode.INVOKER ?
+            new ReplicaOpener(hostId, errorHandler) : null;
     }
 
     /** @return this host's id. */
@@ -545,22 +576,28 @@ public final class ReplicaHost
                     ctx.hostReplicasMax() + ": not opening " + state.topicPartition());
                 return;
             }
+            if (null != opener)
+            {
+                if (opener.isOpening(state.partitionId()))
+                {
+                    opener.newer(state);
+                }
+                else
+                {
+                    final io.tidemark.store.Log opened = openedAtStart.remove(
+                        Path.of(state.topicPartition().logName()));
+                    final long pretouchAllowance = ctx.hostPretouchBudgetBytes() - pretouchSpent;
+                    opener.open(state, () -> openReplica(state, opened, pretouchAllowance));
+                }
+                return; // applied once open (collectOpened)
+            }
             final io.tidemark.store.Log opened = openedAtStart.remove(Path.of(state.topicPartition().logName()));
+            replica = openReplica(state, opened, ctx.hostPretouchBudgetBytes() - pretouchSpent);
             if (null == opened)
             {
-                final io.tidemark.store.Log log = Replica.openLog(dir.resolve(state.topicPartition().logName()), ctx,
-                    counters.manager(), ctx.hostPretouchBudgetBytes() - pretouchSpent);
-                replica = Replica.open(hostId, state, log, ctx, counters.manager());
                 pretouchSpent += replica.pretouchBytes;
             }
-            else
-            {
-                replica = Replica.open(hostId, state, opened, ctx, counters.manager()); // its pretouch counted at start
-            }
-            replicasById.put(state.partitionId(), replica);
-            final Replica[] next = Arrays.copyOf(replicas, replicas.length + 1);
-            next[replicas.length] = replica;
-            replicas = next;
+            add(replica);
         }
         final PartitionState known = replica.state;
         if (null != known && (state.leaderEpoch() < known.leaderEpoch() ||
@@ -589,6 +626,44 @@ public final class ReplicaHost
         }
         replica.leaderEpoch = state.leaderEpoch();
         replica.leaderId = state.leader();
+    }
+
+    /**
+     * Open the replica of {@code state}: over its log opened at start (its pretouch counted then), or opening it.
+     * Runs on the agent thread, or on the {@link ReplicaOpener}'s (which does nothing else meanwhile: the counters
+     * manager is used by one thread at a time).
+     */
+    private Replica openReplica(final PartitionState state, final io.tidemark.store.Log openedAtStart,
+        final long pretouchAllowance)
+    {
+        if (null != openedAtStart)
+        {
+            final Replica replica = Replica.open(hostId, state, openedAtStart, ctx, counters.manager());
+            replica.pretouchBytes = 0; // counted at start
+            return replica;
+        }
+        return Replica.open(hostId, state, Replica.openLog(dir.resolve(state.topicPartition().logName()), ctx,
+            counters.manager(), pretouchAllowance), ctx, counters.manager());
+    }
+
+    private void add(final Replica replica)
+    {
+        replicasById.put(replica.partitionId, replica);
+        final Replica[] next = Arrays.copyOf(replicas, replicas.length + 1);
+        next[replicas.length] = replica;
+        replicas = next;
+    }
+
+    /**
+     * Take the replicas the {@link ReplicaOpener} opened and apply to each the newest state received for it (agent
+     * thread).
+     *
+     * @return how many.
+     * @throws StorageException (or another exception) when an open failed: as an open on the agent thread would.
+     */
+    int collectOpened()
+    {
+        return null == opener ? 0 : opener.collect(onOpened);
     }
 
     private void becomeLeader(final Replica replica, final PartitionState state)
@@ -667,6 +742,10 @@ public final class ReplicaHost
                 errorHandler.onError(ex);
             }
         }
+        if (null != opener)
+        {
+            opener.close(false);
+        }
         openedAtStart.values().forEach(io.tidemark.store.Log::close);
         openedAtStart.clear();
         counters.close();
@@ -680,6 +759,10 @@ public final class ReplicaHost
         for (final Replica replica : replicas)
         {
             replica.halt();
+        }
+        if (null != opener)
+        {
+            opener.close(true);
         }
         openedAtStart.values().forEach(io.tidemark.store.Log::halt);
         openedAtStart.clear();

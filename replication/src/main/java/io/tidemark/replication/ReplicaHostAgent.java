@@ -11,7 +11,7 @@ import java.util.function.Consumer;
 
 /**
  * The duty cycle of one replica host: applies partition updates from the controller (becoming leader or
- * follower), heartbeats, serves fetch and epoch requests ({@link FetchServer}), drains produce rings and completes
+ * follower; a new replica opened by the {@link ReplicaOpener} where the host has one), heartbeats, serves fetch and epoch requests ({@link FetchServer}), drains produce rings and completes
  * acknowledgements ({@link ProduceHandler}), shrinks the ISR of stuck followers (checked every
  * {@code replica.lag.time.max.ms / 8}, so a follower that stopped leaves within 1.125 times the lag time plus the
  * controller's round trip; with {@code replica.lag.max.messages} set, a follower that far behind leaves at the same
@@ -48,6 +48,18 @@ final class ReplicaHostAgent implements Agent
         }
         final long now = clock.time();
         int work = host.channel().drainHost(host.hostId(), controlHandler);
+        try
+        {
+            work += host.collectOpened();
+        }
+        catch (final StorageException ex)
+        {
+            onStorageFailure("opening a replica", ex);
+        }
+        catch (final RuntimeException ex)
+        {
+            errorHandler.onError(ex);
+        }
         if (now >= nextHeartbeatMs)
         {
             nextHeartbeatMs = now + ctx.hostHeartbeatIntervalMs();
