@@ -139,7 +139,10 @@ final class ControllerRole implements Runnable, AutoCloseable
     /** Longest between two reads of the election and of the topic requests with no change seen (a safety net). */
     private static final long RE_READ_MS = 1_000;
     private final java.util.Map<String, Long> firstSeenMs = new java.util.HashMap<>();
-    /** How long a topic request waits for hosts registered in ZooKeeper to register with the controller too. */
+    /**
+     * How long a topic request waits for as many hosts as its replication factor to be registered in ZooKeeper, and for
+     * those to register with the controller too, before it is decided (refused when there are still too few).
+     */
     private static final long HOSTS_READY_WAIT_MS = 10_000;
     /** Child of the root where the controller records each topic's partition ids: data {@code firstId:count}. */
     static final String TOPICS = "topics";
@@ -632,10 +635,13 @@ final class ControllerRole implements Runnable, AutoCloseable
                     final int factor = Integer.parseInt(parts[1]);
                     final int[] hosts = registeredHosts();
                     final int[] ready = java.util.Arrays.stream(hosts).filter(current::hostRegistered).toArray();
-                    if (factor <= hosts.length && ready.length < hosts.length &&
+                    if ((factor > hosts.length || ready.length < hosts.length) &&
                         now < firstSeenMs.computeIfAbsent(topic, (t) -> now) + HOSTS_READY_WAIT_MS)
                     {
-                        continue; // hosts in ZooKeeper not yet registered with this controller: wait for them
+                        // hosts in ZooKeeper not yet registered with this controller, or fewer hosts in ZooKeeper
+                        // than the replication factor (a cluster still starting, a host re-registering after its
+                        // session expired on a loaded machine): wait for them before deciding
+                        continue;
                     }
                     firstSeenMs.remove(topic);
                     // Over the hosts the controller has heard from (all of them, unless some never came within the
