@@ -2,6 +2,8 @@ package io.tidemark.client;
 
 import io.tidemark.store.ConfigException;
 import io.tidemark.store.LogNames;
+import io.tidemark.store.config.ConfigDef;
+import io.tidemark.store.config.ConfigKey;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
@@ -30,8 +32,33 @@ public final class ConsumerContext
     /** Directory of the groups' committed-offset files. Default: consumer-offsets beside the cluster's hosts. */
     public static final String OFFSETS_DIR = "offsets.dir";
 
-    /** Every key {@link #fromProperties(Map)} accepts. */
-    public static final Set<String> KEYS = Set.of(GROUP_ID, AUTO_OFFSET_RESET, MAX_POLL_RECORDS, OFFSETS_DIR);
+    /**
+     * Every key, defined once (type, default, accepted values, documentation): {@link #fromProperties} parses with
+     * it, {@link #conclude()} validates with it, and the table of docs/configuration.md is its
+     * {@link ConfigDef#markdownTable()}.
+     */
+    public static final ConfigDef<ConsumerContext> CONFIG = new ConfigDef<ConsumerContext>()
+        .define(ConfigKey.ofString(GROUP_ID, null).withValidator(ConsumerContext::groupIdProblem)
+            .withDefaultText("none")
+            .withDoc("Group whose committed offsets the consumer reads and writes. Without one, there are no " +
+            "committed offsets. `[A-Za-z0-9._-]`: it names a directory."),
+            (c) -> c.groupId, (c, v) -> c.groupId(v.isEmpty() ? null : v))
+        .define(ConfigKey.of(AUTO_OFFSET_RESET, AutoOffsetReset.class, AutoOffsetReset.LATEST,
+            ConsumerContext::parseReset).withValidator((v) -> null == v ? "must not be null" : null)
+            .withDefaultText("`latest`")
+            .withDoc("Without a committed offset, or with a position out of range: `earliest`, `latest`, or `none` " +
+            "(throw `OffsetOutOfRangeException`)."),
+            (c) -> c.autoOffsetReset, ConsumerContext::autoOffsetReset)
+        .define(ConfigKey.ofInt(MAX_POLL_RECORDS, 500, 1, Integer.MAX_VALUE)
+            .withDoc("Most records one poll delivers."),
+            (c) -> c.maxPollRecords, ConsumerContext::maxPollRecords)
+        .define(ConfigKey.of(OFFSETS_DIR, Path.class, null, Path::of)
+            .withDefaultText("`consumer-offsets` beside the cluster's host directories")
+            .withDoc("Where the groups' committed-offset files live."),
+            (c) -> c.offsetsDir, ConsumerContext::offsetsDir);
+
+    /** Every key {@link #fromProperties(Map)} accepts: the names of {@link #CONFIG}. */
+    public static final Set<String> KEYS = CONFIG.names();
 
     /** What to do without a committed offset, or with a position outside the leader's log. */
     public enum AutoOffsetReset
@@ -45,11 +72,17 @@ public final class ConsumerContext
     }
 
     private String groupId;
-    private AutoOffsetReset autoOffsetReset = AutoOffsetReset.LATEST;
-    private int maxPollRecords = 500;
+    private AutoOffsetReset autoOffsetReset;
+    private int maxPollRecords;
     private Path offsetsDir;
     private Supplier<IdleStrategy> idleStrategySupplier = () -> new BackoffIdleStrategy(100, 10, 1_000, 1_000_000);
     private boolean concluded;
+
+    /** A context with every key at its default ({@link #CONFIG}). */
+    public ConsumerContext()
+    {
+        CONFIG.setDefaults(this);
+    }
 
     /**
      * @param properties key/value pairs using the key constants of this class; unknown keys are rejected.
@@ -57,21 +90,7 @@ public final class ConsumerContext
      */
     public static ConsumerContext fromProperties(final Map<String, String> properties)
     {
-        final ConsumerContext ctx = new ConsumerContext();
-        for (final Map.Entry<String, String> e : properties.entrySet())
-        {
-            final String key = e.getKey();
-            final String value = null == e.getValue() ? "" : e.getValue().trim();
-            switch (key)
-            {
-                case GROUP_ID: ctx.groupId(value.isEmpty() ? null : value); break;
-                case AUTO_OFFSET_RESET: ctx.autoOffsetReset(parseReset(value)); break;
-                case MAX_POLL_RECORDS: ctx.maxPollRecords((int)Config.parseLong(key, value)); break;
-                case OFFSETS_DIR: ctx.offsetsDir(Path.of(value)); break;
-                default: throw new ConfigException(key, "unknown configuration key; known keys are " + KEYS);
-            }
-        }
-        return ctx;
+        return CONFIG.setAll(new ConsumerContext(), properties);
     }
 
     private static AutoOffsetReset parseReset(final String value)
@@ -96,6 +115,17 @@ public final class ConsumerContext
         {
             return this;
         }
+        CONFIG.validate(this);
+        if (null == idleStrategySupplier)
+        {
+            throw new ConfigException("idleStrategySupplier", "must not be null");
+        }
+        concluded = true;
+        return this;
+    }
+
+    private static String groupIdProblem(final String groupId)
+    {
         if (null != groupId)
         {
             try
@@ -104,20 +134,10 @@ public final class ConsumerContext
             }
             catch (final IllegalArgumentException ex)
             {
-                throw new ConfigException(GROUP_ID, ex.getMessage());
+                return ex.getMessage();
             }
         }
-        if (null == autoOffsetReset)
-        {
-            throw new ConfigException(AUTO_OFFSET_RESET, "must not be null");
-        }
-        Config.range(MAX_POLL_RECORDS, maxPollRecords, 1, Integer.MAX_VALUE);
-        if (null == idleStrategySupplier)
-        {
-            throw new ConfigException("idleStrategySupplier", "must not be null");
-        }
-        concluded = true;
-        return this;
+        return null;
     }
 
     private void checkNotConcluded()

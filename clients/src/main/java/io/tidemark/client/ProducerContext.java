@@ -2,6 +2,8 @@ package io.tidemark.client;
 
 import io.tidemark.replication.Acks;
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.config.ConfigDef;
+import io.tidemark.store.config.ConfigKey;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.EpochClock;
@@ -48,12 +50,66 @@ public final class ProducerContext
     /** How records without key or partition are spread: {@code sticky} or {@code round-robin}. Default sticky. */
     public static final String PARTITIONER = "partitioner";
 
-    /** Every key {@link #fromProperties(Map)} accepts. */
-    public static final Set<String> KEYS = Set.of(ACKS, ENABLE_IDEMPOTENCE, BATCH_SIZE, LINGER_MS, BUFFER_MEMORY,
-        MAX_BLOCK_MS, RETRIES, RETRY_BACKOFF_MS, DELIVERY_TIMEOUT_MS, REQUEST_TIMEOUT_MS, MAX_IN_FLIGHT, PARTITIONER);
-
     /** Most in-flight requests per partition with idempotence (the leader remembers the last 5 batches). */
     public static final int MAX_IN_FLIGHT_IDEMPOTENT = 5;
+
+    /**
+     * Every key, defined once (type, default, accepted values, documentation): {@link #fromProperties} parses with
+     * it, {@link #conclude()} validates with it, and the table of docs/configuration.md is its
+     * {@link ConfigDef#markdownTable()}. The checks across keys (buffer and batch, delivery timeout, idempotence)
+     * stay in {@link #conclude()}.
+     */
+    public static final ConfigDef<ProducerContext> CONFIG = new ConfigDef<ProducerContext>()
+        .define(ConfigKey.of(ACKS, Integer.class, Acks.ALL, ProducerContext::parseAcks)
+            .withValidator((v) -> v < Acks.ALL || v > 64 ?
+                "must be all (-1), 0, 1 or N (2..replication factor): " + v : null)
+            .withDefaultText("`all` (-1)")
+            .withDoc("When a send is acknowledged: `all`, `0`, `1` or `N` (2..replication factor), as in " +
+            "[replication](replication.md#producing-acks-and-mininsyncreplicas)."),
+            (c) -> c.acks, ProducerContext::acks)
+        .define(ConfigKey.ofBoolean(ENABLE_IDEMPOTENCE, null)
+            .withDefaultText("`true` with `acks=all` and at most 5 in flight, else `false`")
+            .withDoc("Producer id, per-partition epoch and sequences: retries neither duplicate nor reorder. Set to " +
+            "`true` with another `acks` or more than 5 in flight: `ConfigException` naming this key."),
+            (c) -> c.enableIdempotence, ProducerContext::enableIdempotence)
+        .define(ConfigKey.ofInt(BATCH_SIZE, 16384, 64, 64 * 1024 * 1024)
+            .withDoc("Bytes of encoded records per batch. A larger record gets a batch of its own. At most an eighth " +
+            "of the cluster's `produce.ring.bytes`."),
+            (c) -> c.batchSize, ProducerContext::batchSize)
+        .define(ConfigKey.ofLong(LINGER_MS, 5, 0, Integer.MAX_VALUE)
+            .withDoc("How long a batch that is not full waits for more records."),
+            (c) -> c.lingerMs, ProducerContext::lingerMs)
+        .define(ConfigKey.ofLong(BUFFER_MEMORY, 33_554_432L, 64, Long.MAX_VALUE)
+            .withDoc("Bytes for records not yet acknowledged. A send waits for space (back-pressure)."),
+            (c) -> c.bufferMemory, ProducerContext::bufferMemory)
+        .define(ConfigKey.ofLong(MAX_BLOCK_MS, 60_000, 0, Long.MAX_VALUE / 2)
+            .withDoc("Longest a send blocks for buffer memory before `BUFFER_EXHAUSTED`."),
+            (c) -> c.maxBlockMs, ProducerContext::maxBlockMs)
+        .define(ConfigKey.ofInt(RETRIES, Integer.MAX_VALUE, 0, Integer.MAX_VALUE)
+            .withDoc("Resends of a failed batch before its error is reported."),
+            (c) -> c.retries, ProducerContext::retries)
+        .define(ConfigKey.ofLong(RETRY_BACKOFF_MS, 100, 0, Integer.MAX_VALUE)
+            .withDoc("Pause before a failed batch is resent."),
+            (c) -> c.retryBackoffMs, ProducerContext::retryBackoffMs)
+        .define(ConfigKey.ofLong(DELIVERY_TIMEOUT_MS, 120_000, 1, Long.MAX_VALUE / 2)
+            .withDoc("Upper bound from send to reported outcome, retries included. Must be >= `linger.ms` + " +
+            "`request.timeout.ms`."),
+            (c) -> c.deliveryTimeoutMs, ProducerContext::deliveryTimeoutMs)
+        .define(ConfigKey.ofLong(REQUEST_TIMEOUT_MS, 30_000, 1, Integer.MAX_VALUE / 2)
+            .withDoc("How long the leader waits for a request's acks condition before `REQUEST_TIMED_OUT`. An attempt " +
+            "unanswered for twice this long counts as lost."),
+            (c) -> c.requestTimeoutMs, ProducerContext::requestTimeoutMs)
+        .define(ConfigKey.ofInt(MAX_IN_FLIGHT, 5, 1, 1024)
+            .withDoc("Batches of a partition sent and not yet acknowledged (the window, see " +
+            "[ordering](clients.md#ordering-and-exactly-once-what-the-log-already-gives-you))."),
+            (c) -> c.maxInFlight, ProducerContext::maxInFlightRequestsPerPartition)
+        .define(ConfigKey.of(PARTITIONER, Partitioner.class, Partitioner.STICKY, ProducerContext::parsePartitioner)
+            .withDefaultText("`sticky`")
+            .withDoc("Keyless records: `sticky` or `round-robin`."),
+            (c) -> c.partitioner, ProducerContext::partitioner);
+
+    /** Every key {@link #fromProperties(Map)} accepts: the names of {@link #CONFIG}. */
+    public static final Set<String> KEYS = CONFIG.names();
 
     /** How records without a key or an explicit partition are spread over the topic's partitions. */
     public enum Partitioner
@@ -73,19 +129,19 @@ public final class ProducerContext
         INVOKER
     }
 
-    private int acks = Acks.ALL;
+    private int acks;
     private Boolean enableIdempotence;
     private boolean idempotence;
-    private int batchSize = 16384;
-    private long lingerMs = 5;
-    private long bufferMemory = 33_554_432L;
-    private long maxBlockMs = 60_000;
-    private int retries = Integer.MAX_VALUE;
-    private long retryBackoffMs = 100;
-    private long deliveryTimeoutMs = 120_000;
-    private long requestTimeoutMs = 30_000;
-    private int maxInFlight = 5;
-    private Partitioner partitioner = Partitioner.STICKY;
+    private int batchSize;
+    private long lingerMs;
+    private long bufferMemory;
+    private long maxBlockMs;
+    private int retries;
+    private long retryBackoffMs;
+    private long deliveryTimeoutMs;
+    private long requestTimeoutMs;
+    private int maxInFlight;
+    private Partitioner partitioner;
 
     private EpochClock epochClock;
     private AgentMode agentMode = AgentMode.DEDICATED;
@@ -94,35 +150,35 @@ public final class ProducerContext
     private Runnable invokerIdleAction;
     private boolean concluded;
 
+    /** A context with every key at its default ({@link #CONFIG}; idempotence decided when concluded). */
+    public ProducerContext()
+    {
+        CONFIG.setDefaults(this); // enable.idempotence has none: it depends on acks and the window (conclude())
+    }
+
     /**
      * @param properties key/value pairs using the key constants of this class; unknown keys are rejected.
      * @return a new context.
      */
     public static ProducerContext fromProperties(final Map<String, String> properties)
     {
-        final ProducerContext ctx = new ProducerContext();
-        for (final Map.Entry<String, String> e : properties.entrySet())
+        return CONFIG.setAll(new ProducerContext(), properties);
+    }
+
+    private static Integer parseAcks(final String value)
+    {
+        if ("all".equalsIgnoreCase(value))
         {
-            final String key = e.getKey();
-            final String value = null == e.getValue() ? "" : e.getValue().trim();
-            switch (key)
-            {
-                case ACKS: ctx.acks("all".equalsIgnoreCase(value) ? Acks.ALL : (int)Config.parseLong(key, value)); break;
-                case ENABLE_IDEMPOTENCE: ctx.enableIdempotence(Config.parseBoolean(key, value)); break;
-                case BATCH_SIZE: ctx.batchSize((int)Config.parseLong(key, value)); break;
-                case LINGER_MS: ctx.lingerMs(Config.parseLong(key, value)); break;
-                case BUFFER_MEMORY: ctx.bufferMemory(Config.parseLong(key, value)); break;
-                case MAX_BLOCK_MS: ctx.maxBlockMs(Config.parseLong(key, value)); break;
-                case RETRIES: ctx.retries((int)Config.parseLong(key, value)); break;
-                case RETRY_BACKOFF_MS: ctx.retryBackoffMs(Config.parseLong(key, value)); break;
-                case DELIVERY_TIMEOUT_MS: ctx.deliveryTimeoutMs(Config.parseLong(key, value)); break;
-                case REQUEST_TIMEOUT_MS: ctx.requestTimeoutMs(Config.parseLong(key, value)); break;
-                case MAX_IN_FLIGHT: ctx.maxInFlightRequestsPerPartition((int)Config.parseLong(key, value)); break;
-                case PARTITIONER: ctx.partitioner(parsePartitioner(value)); break;
-                default: throw new ConfigException(key, "unknown configuration key; known keys are " + KEYS);
-            }
+            return Acks.ALL;
         }
-        return ctx;
+        try
+        {
+            return Integer.parseInt(value.replace("_", ""));
+        }
+        catch (final NumberFormatException ex)
+        {
+            throw new IllegalArgumentException("not all, 0, 1 or N: '" + value + "'", ex);
+        }
     }
 
     private static Partitioner parsePartitioner(final String value)
@@ -146,18 +202,12 @@ public final class ProducerContext
         {
             return this;
         }
-        if (acks < Acks.ALL || acks > 64)
+        CONFIG.validate(this);
+        if (bufferMemory < batchSize)
         {
-            throw new ConfigException(ACKS, "must be all (-1), 0, 1 or N (2..replication factor): " + acks);
+            throw new ConfigException(BUFFER_MEMORY, "value " + bufferMemory + " is outside [" + batchSize + ", " +
+                Long.MAX_VALUE + "] (at least " + BATCH_SIZE + ")");
         }
-        Config.range(BATCH_SIZE, batchSize, 64, 64 * 1024 * 1024);
-        Config.range(LINGER_MS, lingerMs, 0, Integer.MAX_VALUE);
-        Config.range(BUFFER_MEMORY, bufferMemory, batchSize, Long.MAX_VALUE);
-        Config.range(MAX_BLOCK_MS, maxBlockMs, 0, Long.MAX_VALUE / 2);
-        Config.range(RETRIES, retries, 0, Integer.MAX_VALUE);
-        Config.range(RETRY_BACKOFF_MS, retryBackoffMs, 0, Integer.MAX_VALUE);
-        Config.range(REQUEST_TIMEOUT_MS, requestTimeoutMs, 1, Integer.MAX_VALUE / 2);
-        Config.range(MAX_IN_FLIGHT, maxInFlight, 1, 1024);
         if (deliveryTimeoutMs < lingerMs + requestTimeoutMs || deliveryTimeoutMs > Long.MAX_VALUE / 2)
         {
             throw new ConfigException(DELIVERY_TIMEOUT_MS, "value " + deliveryTimeoutMs + " must be at least " +

@@ -54,7 +54,9 @@ class ConfigurationTablesTest
         "ReplicationContext", ReplicationContext.CONFIG,
         "ZooKeeperSettings", ZooKeeperSettings.CONFIG,
         "KafkaContext", io.tidemark.kafka.KafkaContext.CONFIG,
-        "HostConfig", HostConfig.CONFIG);
+        "HostConfig", HostConfig.CONFIG,
+        "ProducerContext", ProducerContext.CONFIG,
+        "ConsumerContext", ConsumerContext.CONFIG);
 
     private static final Pattern FIRST_CELL_KEY = Pattern.compile("^\\|\\s*`([^`]+)`\\s*\\|");
     private static final Pattern KEYS_DECLARATION = Pattern.compile("public static final Set<String> KEYS\\b");

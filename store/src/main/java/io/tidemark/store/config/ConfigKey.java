@@ -139,10 +139,10 @@ public final class ConfigKey<T>
      * A key of {@code true} or {@code false} (any case).
      *
      * @param name         the key.
-     * @param defaultValue the default.
+     * @param defaultValue the default, or null when it is decided later from other keys.
      * @return the key.
      */
-    public static ConfigKey<Boolean> ofBoolean(final String name, final boolean defaultValue)
+    public static ConfigKey<Boolean> ofBoolean(final String name, final Boolean defaultValue)
     {
         return of(name, Boolean.class, defaultValue, ConfigKey::parseBoolean);
     }
