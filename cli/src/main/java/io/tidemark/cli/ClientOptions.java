@@ -1,7 +1,7 @@
 package io.tidemark.cli;
 
-import io.tidemark.host.ClientConfig;
-import io.tidemark.host.TidemarkClient;
+import io.tidemark.client.remote.ClientConfig;
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.ConfigException;
 import picocli.CommandLine.Option;

@@ -1,6 +1,6 @@
 package io.tidemark.cli;
 
-import io.tidemark.host.ClientConfig;
+import io.tidemark.client.remote.ClientConfig;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.PartitionStateFile;
 import io.tidemark.store.ConfigException;

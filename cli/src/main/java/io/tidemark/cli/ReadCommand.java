@@ -1,7 +1,7 @@
 package io.tidemark.cli;
 
-import io.tidemark.host.RemoteReader;
-import io.tidemark.host.TidemarkClient;
+import io.tidemark.client.remote.RemoteReader;
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.RecordHandler;
 import io.tidemark.store.StorageErrorCode;

@@ -1,7 +1,7 @@
 package io.tidemark.cli;
 
 import io.tidemark.client.ProducerContext;
-import io.tidemark.host.TidemarkClient;
+import io.tidemark.client.remote.TidemarkClient;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;

@@ -1,6 +1,6 @@
 package io.tidemark.cli;
 
-import io.tidemark.host.TidemarkClient;
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.replication.protocol.PartitionState;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;

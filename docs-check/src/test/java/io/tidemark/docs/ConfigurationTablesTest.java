@@ -2,7 +2,7 @@ package io.tidemark.docs;
 
 import io.tidemark.client.ConsumerContext;
 import io.tidemark.client.ProducerContext;
-import io.tidemark.host.ClientConfig;
+import io.tidemark.client.remote.ClientConfig;
 import io.tidemark.host.HostConfig;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.LogContext;

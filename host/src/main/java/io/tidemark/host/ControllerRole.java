@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.protocol.ClusterZNodes;
 import io.tidemark.replication.ControlChannel;
 import io.tidemark.replication.Controller;
 import io.tidemark.replication.protocol.PartitionState;
@@ -7,10 +8,8 @@ import io.tidemark.replication.ReplicationContext;
 import io.tidemark.zookeeper.ControllerFencedException;
 import io.tidemark.zookeeper.ZooKeeperControllerElection;
 import io.tidemark.zookeeper.ZooKeeperControllerFailover;
-import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import io.tidemark.zookeeper.ZooKeeperHostLiveness;
-import io.tidemark.zookeeper.ZooKeeperStoreException;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.zookeeper.KeeperException;
 import org.agrona.ErrorHandler;
@@ -56,64 +55,6 @@ import java.util.List;
  */
 final class ControllerRole implements Runnable, AutoCloseable
 {
-    /** Child of the root where clients ask for topics: one znode per topic, data {@code partitions:factor}. */
-    static final String CREATE_TOPIC = "admin/create-topic";
-    /** Prefix of a request's data once the controller refused it. */
-    static final String REFUSED = "refused: ";
-
-    /**
-     * A client's side of topic creation: write the request znode for {@code topic} (a request there already, from
-     * anyone, is left as it is: the caller waits for it).
-     *
-     * @return the request's znode, to watch with {@link #takeRefusal}.
-     * @throws ZooKeeperStoreException when ZooKeeper cannot be written.
-     */
-    static String requestTopic(final CuratorFramework zk, final String root, final String topic,
-        final int partitionCount, final int replicationFactor)
-    {
-        final String path = root + "/" + CREATE_TOPIC + "/" + topic;
-        try
-        {
-            ZNodes.createIfAbsent(zk, path,
-                (partitionCount + ":" + replicationFactor).getBytes(StandardCharsets.UTF_8));
-        }
-        catch (final Exception ex)
-        {
-            throw new ZooKeeperStoreException("cannot request topic " + topic + " at " + path, ex);
-        }
-        return path;
-    }
-
-    /**
-     * @return the controller's reason when it refused the topic request at {@code path} (the request is then
-     *         removed, so that it may be asked again), or null while it is pending or once carried out and removed.
-     */
-    static String takeRefusal(final CuratorFramework zk, final String path)
-    {
-        final String data;
-        try
-        {
-            data = new String(zk.getData().forPath(path), StandardCharsets.UTF_8);
-        }
-        catch (final Exception ex)
-        {
-            return null; // carried out and removed
-        }
-        if (!data.startsWith(REFUSED))
-        {
-            return null;
-        }
-        try
-        {
-            zk.delete().quietly().forPath(path);
-        }
-        catch (final Exception ignore)
-        {
-            // another client cleared it
-        }
-        return data.substring(REFUSED.length());
-    }
-
     private final int hostId;
     private final CuratorFramework client;
     private final String root;
@@ -144,10 +85,6 @@ final class ControllerRole implements Runnable, AutoCloseable
      * those to register with the controller too, before it is decided (refused when there are still too few).
      */
     private static final long HOSTS_READY_WAIT_MS = 10_000;
-    /** Child of the root where the controller records each topic's partition ids: data {@code firstId:count}. */
-    static final String TOPICS = "topics";
-    /** Child of the root where the controller publishes the cluster's bounds for clients. */
-    static final String LIMITS = "limits";
     static final long FIRST_RETRY_MS = 100;
     static final long MAX_RETRY_MS = 30_000;
     static final int STEP_DOWN_AFTER = 3;
@@ -201,7 +138,7 @@ final class ControllerRole implements Runnable, AutoCloseable
         clearStaleCandidacies();
         this.election = new ZooKeeperControllerElection(client, root, hostId, null);
         this.adminRequests = org.apache.curator.framework.recipes.cache.CuratorCache.build(client,
-            root + "/" + CREATE_TOPIC);
+            root + "/" + ClusterZNodes.CREATE_TOPIC);
         adminRequests.listenable().addListener(org.apache.curator.framework.recipes.cache.CuratorCacheListener
             .builder().forAll((type, before, after) -> adminChanges.incrementAndGet()).build());
         adminRequests.start();
@@ -565,7 +502,7 @@ final class ControllerRole implements Runnable, AutoCloseable
         final byte[] data = (ReplicationContext.TOPIC_PARTITIONS_MAX + "=" + ctx.topicPartitionsMax() + "\n" +
             ReplicationContext.HOST_REPLICAS_MAX + "=" + ctx.hostReplicasMax() + "\n")
             .getBytes(StandardCharsets.UTF_8);
-        final String path = root + "/" + LIMITS;
+        final String path = root + "/" + ClusterZNodes.LIMITS;
         try
         {
             store.fencedUpsert(path, data);
@@ -593,7 +530,7 @@ final class ControllerRole implements Runnable, AutoCloseable
     /** Carry out the topic creation requests waiting under {@code <root>/admin/create-topic}. */
     private int createRequestedTopics(final Controller current, final long now)
     {
-        final String dir = root + "/" + CREATE_TOPIC;
+        final String dir = root + "/" + ClusterZNodes.CREATE_TOPIC;
         final List<String> topics;
         try
         {
@@ -617,7 +554,7 @@ final class ControllerRole implements Runnable, AutoCloseable
             try
             {
                 final String request = new String(client.getData().forPath(path), StandardCharsets.UTF_8);
-                if (request.startsWith(REFUSED))
+                if (request.startsWith(ClusterZNodes.REFUSED))
                 {
                     continue;
                 }
@@ -661,13 +598,14 @@ final class ControllerRole implements Runnable, AutoCloseable
                     // refused before anything was created (bounds, a bad name, a bad request): marked, never retried
                     try
                     {
-                        store.fencedDelete(root + "/" + TOPICS + "/" + topic);
+                        store.fencedDelete(root + "/" + ClusterZNodes.TOPICS + "/" + topic);
                     }
                     catch (final KeeperException.NoNodeException | IllegalArgumentException notRecorded)
                     {
                         // refused before its ids were recorded
                     }
-                    store.fencedSetData(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
+                    store.fencedSetData(path,
+                        (ClusterZNodes.REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
                     logger.log(System.Logger.Level.INFO, "refused topic request " + path + ": " + ex.getMessage());
                 }
                 work++;
@@ -722,7 +660,7 @@ final class ControllerRole implements Runnable, AutoCloseable
         }
         catch (final IllegalArgumentException | ArrayIndexOutOfBoundsException ex)
         {
-            store.fencedSetData(path, (REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
+            store.fencedSetData(path, (ClusterZNodes.REFUSED + ex.getMessage()).getBytes(StandardCharsets.UTF_8));
             logger.log(System.Logger.Level.WARNING, "controller: topic " + topic + " was cut short by a controller " +
                 "change and cannot be completed: " + ex.getMessage() + "; clients refuse it until it is repaired");
         }
@@ -733,7 +671,7 @@ final class ControllerRole implements Runnable, AutoCloseable
     {
         try
         {
-            final String[] ids = new String(client.getData().forPath(root + "/" + TOPICS + "/" + topic),
+            final String[] ids = new String(client.getData().forPath(root + "/" + ClusterZNodes.TOPICS + "/" + topic),
                 StandardCharsets.UTF_8).trim().split(":");
             return Integer.parseInt(ids[1]);
         }
@@ -745,7 +683,7 @@ final class ControllerRole implements Runnable, AutoCloseable
 
     private void recordTopic(final String topic, final int firstId, final int partitions) throws Exception
     {
-        final String path = root + "/" + TOPICS + "/" + topic;
+        final String path = root + "/" + ClusterZNodes.TOPICS + "/" + topic;
         final byte[] data = (firstId + ":" + partitions).getBytes(StandardCharsets.UTF_8);
         store.fencedUpsert(path, data); // overwrites an earlier attempt cut short by a controller change
     }

@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.protocol.ClusterSettings;
 import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.kafka.KafkaContext;
 import io.tidemark.replication.ReplicationContext;
@@ -8,9 +9,6 @@ import io.tidemark.store.config.ConfigDef;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 
 import java.io.IOException;
-import java.io.Reader;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -47,11 +45,11 @@ public final class HostConfig
     /** Directory of this host's replica logs. */
     public static final String HOST_DIR = "host.dir";
     /** The cluster's name; hosts and clients of another cluster are refused. */
-    public static final String CLUSTER_ID = "cluster.id";
+    public static final String CLUSTER_ID = ClusterSettings.CLUSTER_ID;
     /** Every host of the cluster: {@code id@address:port} separated by commas (the Aeron UDP endpoints). */
     public static final String CLUSTER_HOSTS = "cluster.hosts";
     /** Directory of an external Aeron media driver; empty or absent: an embedded one. */
-    public static final String AERON_DIR = "aeron.dir";
+    public static final String AERON_DIR = ClusterSettings.AERON_DIR;
     /**
      * The threading profile: {@code shared} (the default: for machines whose cores other processes share; one
      * thread runs the embedded media driver, the Aeron client, the gateway and the host's agents, and parks when
@@ -65,7 +63,7 @@ public final class HostConfig
      * {@link io.tidemark.aeron.UdpChannels}) or a number of bytes, a multiple of 32 in [1024, 65504], for a path whose
      * MTU is smaller than the hosts' interfaces.
      */
-    public static final String TRANSPORT_MTU = "transport.mtu";
+    public static final String TRANSPORT_MTU = ClusterSettings.TRANSPORT_MTU;
     /**
      * Replication defaults of a host process where they differ from {@link ReplicationContext}'s, whose sub-second
      * times suit replicas in one JVM. A heartbeat session of 600 ms expired on a busy 2-core machine right after a
@@ -78,9 +76,9 @@ public final class HostConfig
         ReplicationContext.HOST_HEARTBEAT_INTERVAL_MS, "500");
 
     /** File holding the cluster secret that authenticates every message; readable by its owner only. */
-    public static final String CLUSTER_SECRET_FILE = "cluster.secret.file";
+    public static final String CLUSTER_SECRET_FILE = ClusterSettings.CLUSTER_SECRET_FILE;
     /** {@code true}: no secret, messages are not authenticated (local try-outs only; logged loudly). */
-    public static final String CLUSTER_INSECURE = "cluster.insecure";
+    public static final String CLUSTER_INSECURE = ClusterSettings.CLUSTER_INSECURE;
     /** Most clients a host serves at once. Default 256. */
     public static final String CLIENT_MAX = "client.max";
     /** Most clients a host serves at once from one source address. Default 32. */
@@ -143,38 +141,7 @@ public final class HostConfig
      */
     public static HostConfig load(final Path file)
     {
-        return fromProperties(readProperties(file));
-    }
-
-    /**
-     * @return the properties in a file (UTF-8).
-     * @throws ConfigException when it cannot be read.
-     */
-    static Properties readProperties(final Path file)
-    {
-        final Properties properties = new Properties();
-        try (Reader reader = Files.newBufferedReader(file, StandardCharsets.UTF_8))
-        {
-            properties.load(reader);
-        }
-        catch (final IOException ex)
-        {
-            throw new ConfigException("--config", "cannot read " + file + ": " + ex.getMessage());
-        }
-        return properties;
-    }
-
-    /**
-     * @param name a name unique on this machine.
-     * @return the directory of an embedded media driver: in {@code /dev/shm} where there is one (its buffers stay in
-     *         memory), else in the temporary directory.
-     */
-    static Path embeddedAeronDir(final String name)
-    {
-        final Path shm = Path.of("/dev/shm");
-        final Path base = Files.isDirectory(shm) && Files.isWritable(shm) ? shm :
-            Path.of(System.getProperty("java.io.tmpdir"));
-        return base.resolve(name);
+        return fromProperties(ClusterSettings.readProperties(file));
     }
 
     /**
@@ -224,72 +191,6 @@ public final class HostConfig
         return config.validate();
     }
 
-    /** @return {@link io.tidemark.aeron.UdpChannels#AUTO} for absent or {@code auto}, else the number. */
-    static int parseMtu(final String key, final String value)
-    {
-        if (null == value || value.isBlank() || "auto".equalsIgnoreCase(value.trim()))
-        {
-            return io.tidemark.aeron.UdpChannels.AUTO;
-        }
-        try
-        {
-            return Integer.parseInt(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "not an integer: " + value);
-        }
-    }
-
-    /** @throws ConfigException unless {@code mtu} is auto or a multiple of 32 in [1024, 65504]. */
-    static void checkMtu(final String key, final int mtu)
-    {
-        if (mtu != io.tidemark.aeron.UdpChannels.AUTO &&
-            (mtu < 1024 || mtu > io.tidemark.aeron.UdpChannels.MAX_MTU || mtu % 32 != 0))
-        {
-            throw new ConfigException(key, "must be auto or a multiple of 32 in [1024, " +
-                io.tidemark.aeron.UdpChannels.MAX_MTU + "]: " + mtu);
-        }
-    }
-
-    static boolean parseBoolean(final String key, final String value)
-    {
-        if (null == value || value.isBlank() || "false".equalsIgnoreCase(value.trim()))
-        {
-            return false;
-        }
-        if ("true".equalsIgnoreCase(value.trim()))
-        {
-            return true;
-        }
-        throw new ConfigException(key, "must be true or false: " + value);
-    }
-
-    /**
-     * The cluster secret a configuration asks for: exactly one of a secret file or {@code cluster.insecure=true}.
-     *
-     * @throws ConfigException naming the key at fault.
-     */
-    static ClusterSecret secret(final Path secretFile, final boolean insecure)
-    {
-        if (null != secretFile && insecure)
-        {
-            throw new ConfigException(CLUSTER_INSECURE, "true, but " + CLUSTER_SECRET_FILE + " is set too: choose " +
-                "one");
-        }
-        if (insecure)
-        {
-            return ClusterSecret.insecure();
-        }
-        if (null == secretFile)
-        {
-            throw new ConfigException(CLUSTER_SECRET_FILE, "missing: cluster traffic is authenticated with a " +
-                "secret file (create one with: tidemark secret FILE); for a local try-out without one, set " +
-                CLUSTER_INSECURE + "=true");
-        }
-        return ClusterSecret.load(secretFile, CLUSTER_SECRET_FILE);
-    }
-
     /**
      * Write a new cluster secret file (32 random bytes, Base64, mode 0600): see {@link ClusterSecret#generate}.
      *
@@ -299,14 +200,6 @@ public final class HostConfig
     public static void generateSecret(final Path file) throws IOException
     {
         ClusterSecret.generate(file);
-    }
-
-    /** The line a host or client logs at start when its cluster traffic is not authenticated. */
-    static String insecureWarning(final String who)
-    {
-        return "INSECURE: " + who + " runs with " + CLUSTER_INSECURE + "=true: cluster traffic is NOT " +
-            "authenticated; anyone who can send a datagram to its endpoints can forge fetches, control messages and " +
-            "client requests. For local try-outs only; set " + CLUSTER_SECRET_FILE + " for anything else.";
     }
 
     /**
@@ -329,7 +222,7 @@ public final class HostConfig
         }
         zooKeeper.conclude();
         ReplicationContext.fromProperties(replicationProperties).conclude(); // ranges; the host's own is concluded
-        secret = secret(secretFile, insecure);
+        secret = ClusterSettings.secret(secretFile, insecure);
         return this;
     }
 
@@ -368,7 +261,7 @@ public final class HostConfig
                 throw new ConfigException(key, "'" + entry + "': host id must be in [0, " + MAX_HOSTS + ")");
             }
             final String endpoint = entry.substring(at + 1);
-            checkEndpoint(key, endpoint);
+            ClusterSettings.checkEndpoint(key, endpoint);
             if (null != parsed.put(id, endpoint))
             {
                 throw new ConfigException(key, "host " + id + " is listed twice");
@@ -379,32 +272,6 @@ public final class HostConfig
             throw new ConfigException(key, "two hosts share an endpoint: " + parsed);
         }
         return parsed;
-    }
-
-    /**
-     * @throws ConfigException unless {@code endpoint} is {@code address:port} with a port in [0, 65535] (0: any
-     *                         free port, for clients).
-     */
-    static void checkEndpoint(final String key, final String endpoint)
-    {
-        final int colon = endpoint.lastIndexOf(':');
-        if (colon <= 0 || colon == endpoint.length() - 1)
-        {
-            throw new ConfigException(key, "'" + endpoint + "' is not address:port");
-        }
-        final int port;
-        try
-        {
-            port = Integer.parseInt(endpoint.substring(colon + 1));
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "'" + endpoint + "': port is not a number");
-        }
-        if (port < 0 || port > 65535)
-        {
-            throw new ConfigException(key, "'" + endpoint + "': port out of range");
-        }
     }
 
     /** @return this host's id. */
@@ -546,7 +413,7 @@ public final class HostConfig
     {
         if (null == secret)
         {
-            secret = secret(secretFile, insecure);
+            secret = ClusterSettings.secret(secretFile, insecure);
         }
         return secret;
     }

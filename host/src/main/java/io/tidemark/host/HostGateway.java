@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.protocol.GatewayMessages;
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
 import io.aeron.Image;
@@ -36,7 +37,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.function.IntToLongFunction;
 
-import static io.tidemark.host.GatewayMessages.*;
+import static io.tidemark.client.remote.protocol.GatewayMessages.*;
 
 /**
  * A host's door to the network besides the fetch transport: control messages from other hosts and the controller

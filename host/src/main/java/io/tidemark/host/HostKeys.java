@@ -1,6 +1,7 @@
 package io.tidemark.host;
 
 import io.tidemark.aeron.AeronMedia;
+import io.tidemark.client.remote.protocol.ClusterSettings;
 import io.tidemark.aeron.UdpChannels;
 import io.tidemark.store.ConfigException;
 import io.tidemark.store.config.ConfigDef;
@@ -66,10 +67,11 @@ final class HostKeys
             "to spare: the host's agents, the gateway and the driver's sender and receiver each busy-spin on a " +
             "thread of their own."),
             HostConfig::threading, HostConfig::threading)
-        .define(ConfigKey.of(TRANSPORT_MTU, Integer.class, UdpChannels.AUTO, (t) -> parseMtu(TRANSPORT_MTU, t))
+        .define(ConfigKey.of(TRANSPORT_MTU, Integer.class, UdpChannels.AUTO,
+                (t) -> ClusterSettings.parseMtu(TRANSPORT_MTU, t))
             .withValidator((v) ->
             {
-                checkMtu(TRANSPORT_MTU, v);
+                ClusterSettings.checkMtu(TRANSPORT_MTU, v);
                 return null;
             })
             .withDefaultText("`auto`")
@@ -87,7 +89,8 @@ final class HostKeys
             "secret FILE` writes one). Refused if its group or others may read it, or it holds fewer than 32 bytes. " +
             "Never logged. [Safety at the edges](multi-host.md#safety-at-the-edges)."),
             HostConfig::secretFile, HostConfig::secretFile)
-        .define(ConfigKey.of(CLUSTER_INSECURE, Boolean.class, false, (t) -> parseBoolean(CLUSTER_INSECURE, t))
+        .define(ConfigKey.of(CLUSTER_INSECURE, Boolean.class, false,
+                (t) -> ClusterSettings.parseBoolean(CLUSTER_INSECURE, t))
             .withDefaultText("`false`")
             .withDoc("`true`: no secret, no message is authenticated; for local try-outs only, logged as a warning " +
             "at every start. Exclusive with `cluster.secret.file`."),

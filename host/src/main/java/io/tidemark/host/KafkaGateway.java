@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.protocol.ClusterZNodes;
 import io.tidemark.kafka.ClusterMetadata;
 import io.tidemark.kafka.GroupCoordinator;
 import io.tidemark.kafka.GroupOffsetStore;
@@ -41,14 +42,12 @@ import java.util.function.IntSupplier;
  * partition states and the other hosts' listeners, from ZooKeeper (a Curator cache under the root; each host
  * registers its advertised listener as an ephemeral {@code <root>/kafka-brokers/<id>}); topic creation through the
  * controller's request znodes; producer ids from the cluster's counter; and consumer groups, coordinated by the host
- * that runs the controller, with committed offsets in ZooKeeper where {@link TidemarkClient#commitOffset} keeps
+ * that runs the controller, with committed offsets in ZooKeeper where {@code TidemarkClient.commitOffset} keeps
  * them ({@code <root>/consumer-offsets/<group>/<topic>-<partition>}: the offset, then the leader epoch on a second
  * line), so Kafka and Tidemark consumers of one group share them. Thread-safe.
  */
 final class KafkaGateway implements AutoCloseable
 {
-    /** Child of the root holding each host's advertised Kafka listener. */
-    static final String KAFKA_BROKERS = "kafka-brokers";
 
     private final CuratorFramework zk;
     private final String root;
@@ -87,7 +86,7 @@ final class KafkaGateway implements AutoCloseable
             this.listener = KafkaListener.start(ctx, hostId, metadata, node::leaderPartitions, sessions, groups,
                 new Admin(), errorHandler);
             final KafkaBroker advertised = listener.advertised();
-            final String path = root + "/" + KAFKA_BROKERS + "/" + hostId;
+            final String path = root + "/" + ClusterZNodes.KAFKA_BROKERS + "/" + hostId;
             try
             {
                 zk.delete().quietly().forPath(path);
@@ -125,7 +124,7 @@ final class KafkaGateway implements AutoCloseable
     void reRegister()
     {
         final KafkaBroker advertised = listener.advertised();
-        final String path = root + "/" + KAFKA_BROKERS + "/" + hostId;
+        final String path = root + "/" + ClusterZNodes.KAFKA_BROKERS + "/" + hostId;
         try
         {
             if (null == zk.checkExists().forPath(path))
@@ -144,7 +143,7 @@ final class KafkaGateway implements AutoCloseable
     {
         final String path = node.getPath();
         final String partitionsDir = root + "/" + ZooKeeperControllerStore.PARTITIONS + "/";
-        final String brokersDir = root + "/" + KAFKA_BROKERS + "/";
+        final String brokersDir = root + "/" + ClusterZNodes.KAFKA_BROKERS + "/";
         final String hostsDir = root + "/" + ZooKeeperHostLiveness.HOSTS + "/";
         try
         {
@@ -200,7 +199,7 @@ final class KafkaGateway implements AutoCloseable
         CloseHelper.quietClose(listener);
         try
         {
-            zk.delete().quietly().forPath(root + "/" + KAFKA_BROKERS + "/" + hostId);
+            zk.delete().quietly().forPath(root + "/" + ClusterZNodes.KAFKA_BROKERS + "/" + hostId);
         }
         catch (final Exception ignore)
         {
@@ -292,7 +291,7 @@ final class KafkaGateway implements AutoCloseable
         public void createTopic(final String topic, final int partitionCount, final int replicationFactor,
             final long timeoutMs)
         {
-            final String path = ControllerRole.requestTopic(zk, root, topic, partitionCount, replicationFactor);
+            final String path = ClusterZNodes.requestTopic(zk, root, topic, partitionCount, replicationFactor);
             final long deadline = System.currentTimeMillis() + timeoutMs;
             while (System.currentTimeMillis() < deadline)
             {
@@ -308,7 +307,7 @@ final class KafkaGateway implements AutoCloseable
                 {
                     return;
                 }
-                final String refusal = ControllerRole.takeRefusal(zk, path);
+                final String refusal = ClusterZNodes.takeRefusal(zk, path);
                 if (null != refusal)
                 {
                     throw new IllegalArgumentException("the controller refused topic " + topic + ": " + refusal);

@@ -1,5 +1,8 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.protocol.GatewayMessages;
+import io.tidemark.client.remote.protocol.ClusterSettings;
+import io.tidemark.client.remote.protocol.ClusterZNodes;
 import io.aeron.Aeron;
 import io.aeron.Publication;
 import io.aeron.exceptions.AeronException;
@@ -49,7 +52,7 @@ import java.util.function.IntToLongFunction;
  * A replica host in its own process, or embedded in an application: it serves its replicas (leader or follower)
  * with fetches over Aeron UDP, keeps its liveness as an ephemeral znode in ZooKeeper, takes part in the controller
  * election (the elected host runs the controller over partition state in ZooKeeper), and answers clients
- * ({@link TidemarkClient}) on its Aeron endpoint.
+ * ({@link io.tidemark.client.remote.TidemarkClient}) on its Aeron endpoint.
  * <pre>{@code
  * try (TidemarkHost host = TidemarkHost.start(HostConfig.load(Path.of("host-0.properties"))))
  * {
@@ -68,8 +71,6 @@ import java.util.function.IntToLongFunction;
  */
 public final class TidemarkHost implements AutoCloseable
 {
-    /** Child of the root holding the cluster's name. */
-    static final String CLUSTER_ID_ZNODE = "cluster-id";
     /** Child of the root holding each host id's incarnation counter. */
     static final String INCARNATIONS = "incarnations";
     /** The file a running host holds locked in its directory. */
@@ -145,7 +146,7 @@ public final class TidemarkHost implements AutoCloseable
             final ClusterSecret secret = config.secret();
             if (!secret.authenticates())
             {
-                logger.log(System.Logger.Level.WARNING, HostConfig.insecureWarning("host " + hostId));
+                logger.log(System.Logger.Level.WARNING, ClusterSettings.insecureWarning("host " + hostId));
             }
             final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
             resources.push(liveness);
@@ -318,8 +319,8 @@ public final class TidemarkHost implements AutoCloseable
     private static Path embeddedAeronDir(final HostConfig config)
     {
         final String prefix = embeddedAeronPrefix(config.clusterId(), config.hostId());
-        removeStaleAeronDirs(prefix);
-        return HostConfig.embeddedAeronDir(prefix + ProcessHandle.current().pid());
+        ClusterSettings.removeStaleAeronDirs(prefix);
+        return ClusterSettings.embeddedAeronDir(prefix + ProcessHandle.current().pid());
     }
 
     static String embeddedAeronPrefix(final String clusterId, final int hostId)
@@ -328,39 +329,11 @@ public final class TidemarkHost implements AutoCloseable
     }
 
     /**
-     * Remove the embedded driver directories a killed process left behind (their buffers would otherwise stay in
-     * {@code /dev/shm} until a reboot): those named {@code <prefix><pid>} or {@code <prefix><pid>-<anything>} whose
-     * process is not running. A directory of a running process is never touched.
-     */
-    static void removeStaleAeronDirs(final String prefix)
-    {
-        final Path base = HostConfig.embeddedAeronDir(prefix).getParent();
-        try (java.util.stream.Stream<Path> entries = Files.list(base))
-        {
-            entries.filter((p) -> p.getFileName().toString().startsWith(prefix)).forEach((dir) ->
-            {
-                final String rest = dir.getFileName().toString().substring(prefix.length());
-                final int dash = rest.indexOf('-');
-                final String pid = dash < 0 ? rest : rest.substring(0, dash);
-                if (pid.matches("[0-9]{1,18}") && ProcessHandle.of(Long.parseLong(pid)).isEmpty())
-                {
-                    org.agrona.IoUtil.delete(dir.toFile(), true);
-                }
-            });
-        }
-        catch (final java.io.IOException | RuntimeException ex)
-        {
-            System.getLogger(TidemarkHost.class.getName()).log(System.Logger.Level.WARNING,
-                "cannot clean up stale Aeron directories in " + base + ": " + ex);
-        }
-    }
-
-    /**
      * The first host of a cluster writes its {@code cluster.id} under the root; every later one must match it.
      */
     static void claimClusterId(final CuratorFramework client, final String root, final String clusterId)
     {
-        final String path = root + "/" + CLUSTER_ID_ZNODE;
+        final String path = root + "/" + ClusterZNodes.CLUSTER_ID;
         try
         {
             if (ZNodes.createIfAbsent(client, path, clusterId.getBytes(StandardCharsets.UTF_8)))

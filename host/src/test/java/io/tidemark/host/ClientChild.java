@@ -1,5 +1,7 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.TidemarkClient;
+import io.tidemark.client.remote.ClientConfig;
 import java.nio.file.Path;
 
 /** A client in a process of its own, for a test to kill: connects, says READY with its pid, then waits. */

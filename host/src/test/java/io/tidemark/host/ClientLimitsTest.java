@@ -1,5 +1,7 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.TidemarkClient;
+import io.tidemark.client.remote.ClientConfig;
 import io.tidemark.aeron.EdgeCounters;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;

@@ -1,5 +1,7 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.TidemarkClient;
+import io.tidemark.client.remote.RemoteReader;
 import io.tidemark.replication.protocol.PartitionState;
 
 import java.util.HashSet;

@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.RemoteReader;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;

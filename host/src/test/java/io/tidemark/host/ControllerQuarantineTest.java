@@ -1,5 +1,8 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.TidemarkClient;
+import io.tidemark.client.remote.ClientConfig;
+import io.tidemark.client.remote.protocol.ClusterZNodes;
 import io.tidemark.client.ProducerErrorCode;
 import io.tidemark.client.ProducerException;
 import io.tidemark.replication.ControlChannel;
@@ -72,7 +75,7 @@ class ControllerQuarantineTest
                 store.create(state(1, "orders", 1));
                 store.create(state(2, "audit", 0));
             }
-            admin.create().creatingParentsIfNeeded().forPath(ROOT + "/" + ControllerRole.TOPICS + "/orders",
+            admin.create().creatingParentsIfNeeded().forPath(ROOT + "/" + ClusterZNodes.TOPICS + "/orders",
                 "0:2".getBytes(StandardCharsets.UTF_8));
             admin.setData().forPath(ROOT + "/partitions/1", new byte[]{ 7, 7, 7 });
             final long epochBefore = epoch(admin);
@@ -181,9 +184,9 @@ class ControllerQuarantineTest
             // the previous controller recorded topic "cut" (ids 0 to 2), created its partition 0 and died: the
             // request is still there
             TidemarkHost.claimClusterId(admin, ROOT, "quarantine");
-            admin.create().creatingParentsIfNeeded().forPath(ROOT + "/" + ControllerRole.CREATE_TOPIC + "/cut",
+            admin.create().creatingParentsIfNeeded().forPath(ROOT + "/" + ClusterZNodes.CREATE_TOPIC + "/cut",
                 "3:1".getBytes(StandardCharsets.UTF_8));
-            admin.create().creatingParentsIfNeeded().forPath(ROOT + "/" + ControllerRole.TOPICS + "/cut",
+            admin.create().creatingParentsIfNeeded().forPath(ROOT + "/" + ClusterZNodes.TOPICS + "/cut",
                 "0:3".getBytes(StandardCharsets.UTF_8));
             try (ZooKeeperControllerStore store = new ZooKeeperControllerStore(admin, ROOT, false, 3))
             {
@@ -205,7 +208,7 @@ class ControllerQuarantineTest
                     assertEquals(new TopicPartition("cut", p), states[p].topicPartition());
                 }
                 assertTrue(ProcessCluster.await(() ->
-                    childrenOf(admin, ROOT + "/" + ControllerRole.CREATE_TOPIC) == 0, 30_000), "the request is done");
+                    childrenOf(admin, ROOT + "/" + ClusterZNodes.CREATE_TOPIC) == 0, 30_000), "the request is done");
             }
             liveness.close();
         }

@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;

@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.ClientConfig;
 import io.tidemark.store.ConfigException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;

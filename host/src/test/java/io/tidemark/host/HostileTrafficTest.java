@@ -1,5 +1,7 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.TidemarkClient;
+import io.tidemark.client.remote.protocol.GatewayMessages;
 import io.aeron.Aeron;
 import io.aeron.Publication;
 import io.aeron.Subscription;

@@ -1,5 +1,8 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.TidemarkClient;
+import io.tidemark.client.remote.ClientConfig;
+import io.tidemark.client.remote.protocol.ClusterSettings;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
@@ -137,7 +140,7 @@ final class ProcessCluster implements AutoCloseable
     {
         for (int id = 0; id < hostCount; id++)
         {
-            TidemarkHost.removeStaleAeronDirs(TidemarkHost.embeddedAeronPrefix(CLUSTER, id)); // of earlier runs
+            ClusterSettings.removeStaleAeronDirs(TidemarkHost.embeddedAeronPrefix(CLUSTER, id)); // of earlier runs
         }
         this.dir = dir;
         this.hostCount = hostCount;
@@ -379,7 +382,7 @@ final class ProcessCluster implements AutoCloseable
         }
         for (int id = 0; id < hostCount; id++)
         {
-            TidemarkHost.removeStaleAeronDirs(TidemarkHost.embeddedAeronPrefix(CLUSTER, id)); // of killed hosts
+            ClusterSettings.removeStaleAeronDirs(TidemarkHost.embeddedAeronPrefix(CLUSTER, id)); // of killed hosts
         }
         zooKeeper.close();
     }

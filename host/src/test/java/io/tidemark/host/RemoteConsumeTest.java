@@ -1,5 +1,10 @@
 package io.tidemark.host;
 
+import io.tidemark.zookeeper.ZooKeeperGroupOffsets;
+import io.tidemark.client.remote.TidemarkClient;
+import io.tidemark.client.remote.RemoteReader;
+import io.tidemark.client.remote.ClientConfig;
+import io.tidemark.client.remote.protocol.ClusterSettings;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
@@ -84,7 +89,7 @@ class RemoteConsumeTest
                 {
                     anonymous.start();
                     assertThrows(KeeperException.NoAuthException.class, () -> anonymous.getData()
-                        .forPath("/tidemark/consume/" + TidemarkClient.CONSUMER_OFFSETS + "/billing/events-0"));
+                        .forPath("/tidemark/consume/" + ZooKeeperGroupOffsets.CONSUMER_OFFSETS + "/billing/events-0"));
                 }
             }
         }
@@ -152,7 +157,7 @@ class RemoteConsumeTest
 
     private static Path driverDirOf(final long pid) throws java.io.IOException
     {
-        final Path base = HostConfig.embeddedAeronDir("x").getParent();
+        final Path base = ClusterSettings.embeddedAeronDir("x").getParent();
         try (java.util.stream.Stream<Path> entries = java.nio.file.Files.list(base))
         {
             return entries.filter((p) -> p.getFileName().toString().startsWith(

@@ -1,5 +1,7 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.FaultDrills;
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
@@ -91,7 +93,8 @@ class ZombieLeaderTest
                 final byte[] value = ("zombie-" + i).getBytes(StandardCharsets.UTF_8);
                 final int length = RecordEncoder.encode(records, 0, 0, System.currentTimeMillis(), null, 0, 0,
                     new UnsafeBuffer(value), 0, value.length, null, 0, 0);
-                if (client.sendTo(zombie, session, before.partitionId(), i, Acks.ALL, 1_500, records, length) ==
+                if (FaultDrills.sendTo(client, zombie, session, before.partitionId(), i, Acks.ALL, 1_500, records,
+                    length) ==
                     ReplicationError.NONE)
                 {
                     accepted++;

@@ -7,7 +7,7 @@ import io.tidemark.bench.report.PerfRun;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerRecord;
-import io.tidemark.host.TidemarkClient;
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.replication.Acks;
 import org.HdrHistogram.Histogram;
 import picocli.CommandLine;

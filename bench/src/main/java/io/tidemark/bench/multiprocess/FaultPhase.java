@@ -5,7 +5,7 @@ import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerException;
 import io.tidemark.client.ProducerRecord;
 import io.tidemark.client.SendCallback;
-import io.tidemark.host.ClientConfig;
+import io.tidemark.client.remote.ClientConfig;
 import io.tidemark.replication.Acks;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.TopicPartition;

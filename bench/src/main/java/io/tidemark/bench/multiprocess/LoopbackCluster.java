@@ -1,8 +1,8 @@
 package io.tidemark.bench.multiprocess;
 
 import io.tidemark.bench.harness.TempDirs;
-import io.tidemark.host.ClientConfig;
-import io.tidemark.host.TidemarkClient;
+import io.tidemark.client.remote.ClientConfig;
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperStoreException;

@@ -1,7 +1,7 @@
 package io.tidemark.bench.multiprocess;
 
-import io.tidemark.host.RemoteReader;
-import io.tidemark.host.TidemarkClient;
+import io.tidemark.client.remote.RemoteReader;
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.store.RecordView;
 import org.agrona.DirectBuffer;
 

@@ -5,7 +5,7 @@ import io.tidemark.client.ProducerContext;
 import io.tidemark.client.ProducerException;
 import io.tidemark.client.ProducerRecord;
 import io.tidemark.client.SendCallback;
-import io.tidemark.host.TidemarkClient;
+import io.tidemark.client.remote.TidemarkClient;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.TopicPartition;
 import org.agrona.DirectBuffer;

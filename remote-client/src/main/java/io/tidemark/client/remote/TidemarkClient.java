@@ -1,4 +1,4 @@
-package io.tidemark.host;
+package io.tidemark.client.remote;
 
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
@@ -15,6 +15,9 @@ import io.tidemark.aeron.ReplayWindow;
 import io.tidemark.client.ClusterConnection;
 import io.tidemark.client.ProducerErrorCode;
 import io.tidemark.client.ProducerException;
+import io.tidemark.client.remote.protocol.ClusterSettings;
+import io.tidemark.client.remote.protocol.ClusterZNodes;
+import io.tidemark.client.remote.protocol.GatewayMessages;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.protocol.PartitionStateCodec;
 import io.tidemark.replication.ProduceListener;
@@ -60,7 +63,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * A client of replica hosts running in other processes ({@link TidemarkHost}): it learns the partitions (leader,
+ * A client of replica hosts running in other processes (io.tidemark.host.TidemarkHost): it learns the partitions (leader,
  * epoch, ISR) and the hosts' endpoints and incarnations from ZooKeeper, sends produce and read requests to the
  * leaders over Aeron UDP, and hears the answers on an endpoint of its own. It is the {@link ClusterConnection} of a
  * {@link io.tidemark.client.Producer}, so sync, async, one-way and idempotent producing work across processes as
@@ -85,7 +88,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
      * temporary directory where there is no /dev/shm): about 47 MB each while the client runs, removed by its
      * close, and by the next client's start when a client was killed.
      */
-    static final String EMBEDDED_DIR_PREFIX = "tidemark-aeron-client-";
+    public static final String EMBEDDED_DIR_PREFIX = "tidemark-aeron-client-";
     /** How often a client repeats its HELLO to a host that knows it, so that the host does not forget it. */
     static final long KEEPALIVE_MS = 5_000;
 
@@ -187,7 +190,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         this.secret = config.secret();
         if (!secret.authenticates())
         {
-            logger.log(System.Logger.Level.WARNING, HostConfig.insecureWarning("this client"));
+            logger.log(System.Logger.Level.WARNING, ClusterSettings.insecureWarning("this client"));
         }
         final List<AutoCloseable> opened = new ArrayList<>();
         try
@@ -263,8 +266,8 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     /** The directory of this client's embedded media driver; those of killed clients are removed first. */
     private Path embeddedDir()
     {
-        TidemarkHost.removeStaleAeronDirs(EMBEDDED_DIR_PREFIX);
-        return HostConfig.embeddedAeronDir(EMBEDDED_DIR_PREFIX + ProcessHandle.current().pid() + "-" +
+        ClusterSettings.removeStaleAeronDirs(EMBEDDED_DIR_PREFIX);
+        return ClusterSettings.embeddedAeronDir(EMBEDDED_DIR_PREFIX + ProcessHandle.current().pid() + "-" +
             Long.toHexString(clientId));
     }
 
@@ -311,7 +314,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
 
     private void checkClusterId()
     {
-        final String path = root + "/" + TidemarkHost.CLUSTER_ID_ZNODE;
+        final String path = root + "/" + ClusterZNodes.CLUSTER_ID;
         try
         {
             final String existing = new String(zk.getData().forPath(path), StandardCharsets.UTF_8);
@@ -346,15 +349,15 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         final String path = node.getPath();
         final String partitionsDir = root + "/" + ZooKeeperControllerStore.PARTITIONS + "/";
         final String hostsDir = root + "/" + ZooKeeperHostLiveness.HOSTS + "/";
-        final String topicsDir = root + "/" + ControllerRole.TOPICS + "/";
-        final String requestsDir = root + "/" + ControllerRole.CREATE_TOPIC + "/";
+        final String topicsDir = root + "/" + ClusterZNodes.TOPICS + "/";
+        final String requestsDir = root + "/" + ClusterZNodes.CREATE_TOPIC + "/";
         try
         {
             if (path.startsWith(requestsDir) && path.indexOf('/', requestsDir.length()) < 0)
             {
                 final String topic = path.substring(requestsDir.length());
                 if (present && (null == node.getData() || !new String(node.getData(), StandardCharsets.UTF_8)
-                    .startsWith(ControllerRole.REFUSED)))
+                    .startsWith(ClusterZNodes.REFUSED)))
                 {
                     creating.add(topic);
                 }
@@ -418,7 +421,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
                     topicIds.remove(topic);
                 }
             }
-            else if (path.equals(root + "/" + ControllerRole.LIMITS) && present && null != node.getData())
+            else if (path.equals(root + "/" + ClusterZNodes.LIMITS) && present && null != node.getData())
             {
                 final java.util.Properties published = new java.util.Properties();
                 published.load(new java.io.StringReader(new String(node.getData(), StandardCharsets.UTF_8)));
@@ -799,7 +802,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
     public Map<Integer, String> kafkaListeners()
     {
         final Map<Integer, String> listeners = new java.util.TreeMap<>();
-        final String dir = root + "/" + KafkaGateway.KAFKA_BROKERS;
+        final String dir = root + "/" + ClusterZNodes.KAFKA_BROKERS;
         try
         {
             for (final String child : zk.getChildren().forPath(dir))
@@ -883,7 +886,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             throw new IllegalArgumentException("topic exists: " + topic);
         }
         checkBounds(partitionCount, replicationFactor);
-        final String path = ControllerRole.requestTopic(zk, root, topic, partitionCount, replicationFactor);
+        final String path = ClusterZNodes.requestTopic(zk, root, topic, partitionCount, replicationFactor);
         final long deadline = System.currentTimeMillis() + timeoutMs;
         while (System.currentTimeMillis() < deadline)
         {
@@ -893,7 +896,7 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             {
                 return states;
             }
-            final String refusal = ControllerRole.takeRefusal(zk, path);
+            final String refusal = ClusterZNodes.takeRefusal(zk, path);
             if (null != refusal)
             {
                 throw new IllegalArgumentException("the controller refused topic " + topic + ": " + refusal);
@@ -950,9 +953,6 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
         }
         throw new IllegalArgumentException("unknown partition " + topic + "-" + partition);
     }
-
-    /** Child of the root holding consumer groups' committed offsets: {@code <group>/<topic>-<partition>}. */
-    static final String CONSUMER_OFFSETS = ZooKeeperGroupOffsets.CONSUMER_OFFSETS;
 
     /**
      * Commit a consumer group's position in a partition: the next offset the group will read. Stored durably in

@@ -1,6 +1,7 @@
-package io.tidemark.host;
+package io.tidemark.client.remote;
 
 import io.tidemark.aeron.ClusterSecret;
+import io.tidemark.client.remote.protocol.ClusterSettings;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZooKeeperSettings;
@@ -27,21 +28,21 @@ import java.util.Set;
 public final class ClientConfig
 {
     /** The cluster's name; must match the one its hosts wrote in ZooKeeper. */
-    public static final String CLUSTER_ID = HostConfig.CLUSTER_ID;
+    public static final String CLUSTER_ID = ClusterSettings.CLUSTER_ID;
     /** Where the hosts send answers: {@code address:port}, port 0 for any free one. */
     public static final String CLIENT_ENDPOINT = "client.endpoint";
     /** Directory of an external Aeron media driver; absent: an embedded one. */
-    public static final String AERON_DIR = HostConfig.AERON_DIR;
+    public static final String AERON_DIR = ClusterSettings.AERON_DIR;
     /** Largest run of records in one produce request, in bytes; at most what a leader's produce queue takes. */
     public static final String REQUEST_MAX_BYTES = "request.max.bytes";
     /** How long a read waits for its answer before giving up, in ms. */
     public static final String REQUEST_TIMEOUT_MS = "request.timeout.ms";
-    /** The Aeron MTU of the client's requests: {@code auto} or bytes, as a host's ({@link HostConfig#TRANSPORT_MTU}). */
-    public static final String TRANSPORT_MTU = HostConfig.TRANSPORT_MTU;
+    /** The Aeron MTU of the client's requests: {@code auto} or bytes, as a host's. */
+    public static final String TRANSPORT_MTU = ClusterSettings.TRANSPORT_MTU;
     /** File holding the cluster secret (the hosts' file content); readable by its owner only. */
-    public static final String CLUSTER_SECRET_FILE = HostConfig.CLUSTER_SECRET_FILE;
+    public static final String CLUSTER_SECRET_FILE = ClusterSettings.CLUSTER_SECRET_FILE;
     /** {@code true}: no secret (only against insecure hosts, local try-outs). */
-    public static final String CLUSTER_INSECURE = HostConfig.CLUSTER_INSECURE;
+    public static final String CLUSTER_INSECURE = ClusterSettings.CLUSTER_INSECURE;
     /** Keys of this class (the rest are ZooKeeper's). */
     public static final Set<String> KEYS = Set.of(CLUSTER_ID, CLIENT_ENDPOINT, AERON_DIR, REQUEST_MAX_BYTES,
         REQUEST_TIMEOUT_MS, TRANSPORT_MTU, CLUSTER_SECRET_FILE, CLUSTER_INSECURE);
@@ -66,7 +67,7 @@ public final class ClientConfig
      */
     public static ClientConfig load(final Path file)
     {
-        return fromProperties(HostConfig.readProperties(file));
+        return fromProperties(ClusterSettings.readProperties(file));
     }
 
     /**
@@ -105,10 +106,10 @@ public final class ClientConfig
         {
             config.requestTimeoutMs = parse(REQUEST_TIMEOUT_MS, properties.getProperty(REQUEST_TIMEOUT_MS));
         }
-        config.transportMtu = HostConfig.parseMtu(TRANSPORT_MTU, properties.getProperty(TRANSPORT_MTU));
+        config.transportMtu = ClusterSettings.parseMtu(TRANSPORT_MTU, properties.getProperty(TRANSPORT_MTU));
         final String secretFile = properties.getProperty(CLUSTER_SECRET_FILE);
         config.secretFile = null == secretFile || secretFile.isBlank() ? null : Path.of(secretFile.trim());
-        config.insecure = HostConfig.parseBoolean(CLUSTER_INSECURE, properties.getProperty(CLUSTER_INSECURE));
+        config.insecure = ClusterSettings.parseBoolean(CLUSTER_INSECURE, properties.getProperty(CLUSTER_INSECURE));
         return config.validate();
     }
 
@@ -135,7 +136,7 @@ public final class ClientConfig
             throw new ConfigException(CLUSTER_ID, "need 1 to 128 of A-Z a-z 0-9 . _ -, not '" + clusterId + "'");
         }
         clusterId = clusterId.trim();
-        HostConfig.checkEndpoint(CLIENT_ENDPOINT, endpoint);
+        ClusterSettings.checkEndpoint(CLIENT_ENDPOINT, endpoint);
         if (requestMaxBytes < 64 || requestMaxBytes > DEFAULT_REQUEST_MAX_BYTES * 64)
         {
             throw new ConfigException(REQUEST_MAX_BYTES, "must be in [64, " + DEFAULT_REQUEST_MAX_BYTES * 64 + "]: " +
@@ -150,9 +151,9 @@ public final class ClientConfig
         {
             throw new ConfigException(AERON_DIR, "no media driver directory at " + aeronDir);
         }
-        HostConfig.checkMtu(TRANSPORT_MTU, transportMtu);
+        ClusterSettings.checkMtu(TRANSPORT_MTU, transportMtu);
         zooKeeper.conclude();
-        secret = HostConfig.secret(secretFile, insecure);
+        secret = ClusterSettings.secret(secretFile, insecure);
         return this;
     }
 
@@ -190,7 +191,7 @@ public final class ClientConfig
     {
         if (null == secret)
         {
-            secret = HostConfig.secret(secretFile, insecure);
+            secret = ClusterSettings.secret(secretFile, insecure);
         }
         return secret;
     }

@@ -1,5 +1,6 @@
-package io.tidemark.host;
+package io.tidemark.client.remote;
 
+import io.tidemark.client.remote.protocol.GatewayMessages;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 import io.tidemark.store.format.Crc32c;

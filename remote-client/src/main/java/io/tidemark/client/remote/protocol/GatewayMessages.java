@@ -1,4 +1,4 @@
-package io.tidemark.host;
+package io.tidemark.client.remote.protocol;
 
 import io.tidemark.aeron.FrameDescriptor;
 
@@ -39,61 +39,61 @@ import java.util.zip.CRC32;
  * Streams on each host's channel: {@link #GATEWAY_STREAM_ID} (client requests), {@link #CONTROL_STREAM_ID}
  * (control messages between hosts and the controller); on each client's reply channel {@link #REPLY_STREAM_ID}.
  */
-final class GatewayMessages
+public final class GatewayMessages
 {
-    static final ByteOrder ORDER = FrameDescriptor.ORDER;
+    public static final ByteOrder ORDER = FrameDescriptor.ORDER;
 
-    static final int GATEWAY_STREAM_ID = 2_000;
-    static final int CONTROL_STREAM_ID = 2_001;
-    static final int REPLY_STREAM_ID = 3_000;
+    public static final int GATEWAY_STREAM_ID = 2_000;
+    public static final int CONTROL_STREAM_ID = 2_001;
+    public static final int REPLY_STREAM_ID = 3_000;
 
-    static final int HELLO = 1;
-    static final int HELLO_ACK = 2;
-    static final int PRODUCE = 3;
-    static final int PRODUCE_RESULT = 4;
-    static final int READ = 5;
-    static final int READ_RESULT = 6;
-    static final int GOODBYE = 7;
-    static final int CONTROL = 8;
+    public static final int HELLO = 1;
+    public static final int HELLO_ACK = 2;
+    public static final int PRODUCE = 3;
+    public static final int PRODUCE_RESULT = 4;
+    public static final int READ = 5;
+    public static final int READ_RESULT = 6;
+    public static final int GOODBYE = 7;
+    public static final int CONTROL = 8;
 
-    static final int HELLO_FAMILY_OFFSET = 0;
-    static final int HELLO_PORT_OFFSET = 2;
-    static final int HELLO_ADDRESS_OFFSET = 4;
-    static final int HELLO_LENGTH = 20;
-    static final int FAMILY_IPV4 = 4;
-    static final int FAMILY_IPV6 = 6;
+    public static final int HELLO_FAMILY_OFFSET = 0;
+    public static final int HELLO_PORT_OFFSET = 2;
+    public static final int HELLO_ADDRESS_OFFSET = 4;
+    public static final int HELLO_LENGTH = 20;
+    public static final int FAMILY_IPV4 = 4;
+    public static final int FAMILY_IPV6 = 6;
 
-    static final int HELLO_ACK_TOKEN_OFFSET = 0;
-    static final int HELLO_ACK_LENGTH = 8;
+    public static final int HELLO_ACK_TOKEN_OFFSET = 0;
+    public static final int HELLO_ACK_LENGTH = 8;
 
-    static final int PRODUCE_PARTITION_OFFSET = 0;
-    static final int PRODUCE_ACKS_OFFSET = 4;
-    static final int PRODUCE_TIMEOUT_OFFSET = 8;
-    static final int PRODUCE_EPOCH_OFFSET = 12;
-    static final int PRODUCE_PRODUCER_ID_OFFSET = 16;
-    static final int PRODUCE_SEQUENCE_OFFSET = 24;
-    static final int PRODUCE_CORRELATION_OFFSET = 32;
-    static final int PRODUCE_RECORDS_OFFSET = 40;
+    public static final int PRODUCE_PARTITION_OFFSET = 0;
+    public static final int PRODUCE_ACKS_OFFSET = 4;
+    public static final int PRODUCE_TIMEOUT_OFFSET = 8;
+    public static final int PRODUCE_EPOCH_OFFSET = 12;
+    public static final int PRODUCE_PRODUCER_ID_OFFSET = 16;
+    public static final int PRODUCE_SEQUENCE_OFFSET = 24;
+    public static final int PRODUCE_CORRELATION_OFFSET = 32;
+    public static final int PRODUCE_RECORDS_OFFSET = 40;
 
-    static final int RESULT_PARTITION_OFFSET = 0;
-    static final int RESULT_ERROR_OFFSET = 4;
-    static final int RESULT_CORRELATION_OFFSET = 8;
-    static final int PRODUCE_RESULT_BASE_OFFSET = 16;
-    static final int PRODUCE_RESULT_LENGTH = 24;
+    public static final int RESULT_PARTITION_OFFSET = 0;
+    public static final int RESULT_ERROR_OFFSET = 4;
+    public static final int RESULT_CORRELATION_OFFSET = 8;
+    public static final int PRODUCE_RESULT_BASE_OFFSET = 16;
+    public static final int PRODUCE_RESULT_LENGTH = 24;
 
-    static final int READ_PARTITION_OFFSET = 0;
-    static final int READ_MAX_BYTES_OFFSET = 4;
-    static final int READ_OFFSET_OFFSET = 8;
-    static final int READ_CORRELATION_OFFSET = 16;
-    static final int READ_LENGTH = 24;
+    public static final int READ_PARTITION_OFFSET = 0;
+    public static final int READ_MAX_BYTES_OFFSET = 4;
+    public static final int READ_OFFSET_OFFSET = 8;
+    public static final int READ_CORRELATION_OFFSET = 16;
+    public static final int READ_LENGTH = 24;
 
-    static final int READ_RESULT_HW_OFFSET = 16;
-    static final int READ_RESULT_LOG_START_OFFSET = 24;
-    static final int READ_RESULT_EPOCH_OFFSET = 32;
-    static final int READ_RESULT_BATCHES_OFFSET = 40;
+    public static final int READ_RESULT_HW_OFFSET = 16;
+    public static final int READ_RESULT_LOG_START_OFFSET = 24;
+    public static final int READ_RESULT_EPOCH_OFFSET = 32;
+    public static final int READ_RESULT_BATCHES_OFFSET = 40;
 
     /** Longest type-specific header a client puts before its records (the PRODUCE fields). */
-    static final int MAX_PREFIX_LENGTH = PRODUCE_RECORDS_OFFSET;
+    public static final int MAX_PREFIX_LENGTH = PRODUCE_RECORDS_OFFSET;
 
     private GatewayMessages()
     {
@@ -103,7 +103,7 @@ final class GatewayMessages
      * @param clusterId the configured {@code cluster.id}.
      * @return the 32-bit id every message of the cluster carries.
      */
-    static int clusterHash(final String clusterId)
+    public static int clusterHash(final String clusterId)
     {
         final CRC32 crc = new CRC32();
         crc.update(clusterId.getBytes(StandardCharsets.UTF_8));
@@ -115,7 +115,7 @@ final class GatewayMessages
      * @param port    its port.
      * @param out     receives the HELLO payload ({@link #HELLO_LENGTH} bytes).
      */
-    static void encodeHello(final InetAddress address, final int port, final org.agrona.MutableDirectBuffer out)
+    public static void encodeHello(final InetAddress address, final int port, final org.agrona.MutableDirectBuffer out)
     {
         final byte[] bytes = address.getAddress();
         out.setMemory(0, HELLO_LENGTH, (byte)0);
@@ -131,7 +131,7 @@ final class GatewayMessages
      * @return {@code <address>:<port>} ({@code [v6]:port} for IPv6), or null when the HELLO does not name a unicast
      *         address and a port in [1, 65535] (multicast, any-local and link-local are refused).
      */
-    static String replyEndpoint(final org.agrona.DirectBuffer buffer, final int offset, final int length)
+    public static String replyEndpoint(final org.agrona.DirectBuffer buffer, final int offset, final int length)
     {
         if (length != HELLO_LENGTH || buffer.getByte(offset + 1) != 0)
         {
@@ -174,17 +174,17 @@ final class GatewayMessages
      * Wire correlation id of a client request: the client's session in the top 16 bits, its own id below, so that
      * one host session per client serves every session of the client.
      */
-    static long wireCorrelation(final int session, final long correlationId)
+    public static long wireCorrelation(final int session, final long correlationId)
     {
         return ((long)session << 48) | (correlationId & 0xFFFF_FFFF_FFFFL);
     }
 
-    static int sessionOf(final long wireCorrelation)
+    public static int sessionOf(final long wireCorrelation)
     {
         return (int)(wireCorrelation >>> 48);
     }
 
-    static long correlationOf(final long wireCorrelation)
+    public static long correlationOf(final long wireCorrelation)
     {
         return wireCorrelation & 0xFFFF_FFFF_FFFFL;
     }
