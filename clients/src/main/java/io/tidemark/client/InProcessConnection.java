@@ -50,8 +50,8 @@ final class InProcessConnection implements ClusterConnection
         final long correlationId, final int acks, final int timeoutMs, final long producerId,
         final short producerEpoch, final int baseSequence, final DirectBuffer records, final int length)
     {
-        return cluster.produceRecords(session, tp, correlationId, acks, timeoutMs, producerId, producerEpoch,
-            baseSequence, records, 0, length);
+        return cluster.produceRecords(session, partitionId, correlationId, acks, timeoutMs, producerId,
+            producerEpoch, baseSequence, records, 0, length);
     }
 
     @Override

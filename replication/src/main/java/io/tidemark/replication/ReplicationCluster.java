@@ -253,6 +253,29 @@ public final class ReplicationCluster implements AutoCloseable
     }
 
     /**
+     * Produce a run of records to the partition of a known id, as
+     * {@link #produceRecords(int, TopicPartition, long, int, int, long, short, int, DirectBuffer, int, int)} does to
+     * a named one: the producer's path, which has the id from {@link #partitions(String)} and so looks nothing up
+     * by name.
+     *
+     * @param partitionId {@link PartitionState#partitionId()} of the partition.
+     * @return as {@link #produceRecords(int, TopicPartition, long, int, int, DirectBuffer, int, int)}.
+     * @throws IllegalArgumentException for an id no partition has.
+     */
+    public ReplicationError produceRecords(final int session, final int partitionId, final long correlationId,
+        final int acks, final int timeoutMs, final long producerId, final short producerEpoch, final int baseSequence,
+        final DirectBuffer records, final int offset, final int length)
+    {
+        final PartitionState state = controller.partition(partitionId);
+        if (null == state)
+        {
+            throw new IllegalArgumentException("unknown partition id " + partitionId);
+        }
+        return ProduceMessages.enqueue(ringOf(state, acks), session, correlationId, acks, timeoutMs, producerId,
+            producerEpoch, baseSequence, records, offset, length);
+    }
+
+    /**
      * Produce one record, encoded straight into the leader's queue (no intermediate copy).
      *
      * @return as {@link #produceRecords}.
@@ -292,6 +315,12 @@ public final class ReplicationCluster implements AutoCloseable
         {
             throw new IllegalArgumentException("unknown partition " + tp);
         }
+        return ringOf(state, acks);
+    }
+
+    /** @return the produce queue of the partition's leader, or null when it has none here. */
+    private RingBuffer ringOf(final PartitionState state, final int acks)
+    {
         Acks.validate(acks, state.assignedReplicas().length);
         if (state.leader() == PartitionState.NO_LEADER)
         {

@@ -22,7 +22,7 @@ public final class RemoteReader implements AutoCloseable
 {
     private static final int MAX_BYTES = 1024 * 1024;
 
-    private final TidemarkClient client;
+    private final RemoteReads reads;
     private final int partitionId;
     private final TopicPartition tp;
     private final long timeoutMs;
@@ -36,9 +36,9 @@ public final class RemoteReader implements AutoCloseable
     private long position;
     private long highWatermark = -1;
 
-    RemoteReader(final TidemarkClient client, final int partitionId, final TopicPartition tp, final long timeoutMs)
+    RemoteReader(final RemoteReads reads, final int partitionId, final TopicPartition tp, final long timeoutMs)
     {
-        this.client = client;
+        this.reads = reads;
         this.partitionId = partitionId;
         this.tp = tp;
         this.timeoutMs = timeoutMs;
@@ -80,7 +80,7 @@ public final class RemoteReader implements AutoCloseable
     {
         final long correlationId = nextCorrelation++ | ((long)System.identityHashCode(this) << 32);
         waiter = Thread.currentThread();
-        if (!client.sendRead(this, partitionId, position, MAX_BYTES, correlationId))
+        if (!reads.send(this, partitionId, position, MAX_BYTES, correlationId))
         {
             return 0;
         }
@@ -89,7 +89,7 @@ public final class RemoteReader implements AutoCloseable
         {
             if (System.nanoTime() > deadline)
             {
-                client.forgetRead(correlationId);
+                reads.forget(correlationId);
                 return 0;
             }
             LockSupport.parkNanos(50_000);

@@ -4,7 +4,9 @@ import io.tidemark.replication.ReplicationError;
 import org.agrona.DirectBuffer;
 
 /**
- * Fault drills through a {@link TidemarkClient}, for tests only: requests the client's own routing would never send.
+ * Fault drills through a {@link TidemarkClient}, for tests only: requests the client's own routing would never send,
+ * built from the client's parts (its links to hosts and its produce path), so that production code carries no hook
+ * for them.
  */
 public final class FaultDrills
 {
@@ -22,6 +24,7 @@ public final class FaultDrills
         final int partitionId, final long correlationId, final int acks, final int timeoutMs,
         final DirectBuffer records, final int length)
     {
-        return client.sendTo(hostId, session, partitionId, correlationId, acks, timeoutMs, records, length);
+        return client.produce.send(client.links.linkTo(hostId), session, partitionId, correlationId, acks, timeoutMs,
+            -1, (short)-1, -1, records, length);
     }
 }
