@@ -79,12 +79,14 @@ public final class TidemarkHost implements AutoCloseable
     private final HostConfig config;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final System.Logger logger = System.getLogger(TidemarkHost.class.getName());
-    private final CuratorFramework client;
+    // client, transport and channel: package-private for the tests' fault drills (DrillHostMain), which cut the host
+    // off the network or expire its ZooKeeper session from test sources, without a hook in this class
+    final CuratorFramework client;
     private final String root;
     private final long incarnation;
     private final AeronMedia media;
-    private final AeronTransport transport;
-    private final ControlChannel channel;
+    final AeronTransport transport;
+    final ControlChannel channel;
     private final ReplicaNode node;
     private final HostGateway gateway;
     private final EdgeCounters edge;
@@ -560,35 +562,6 @@ public final class TidemarkHost implements AutoCloseable
     public ReplicaNode node()
     {
         return node;
-    }
-
-    /**
-     * Cut this host off the cluster's network (fetches and control messages both ways), or heal it; its ZooKeeper
-     * session is not affected. For fault drills.
-     */
-    public void isolate(final boolean isolated)
-    {
-        transport.isolate(isolated);
-        if (isolated)
-        {
-            channel.disconnect(config.hostId());
-        }
-        else
-        {
-            channel.reconnect(config.hostId());
-        }
-    }
-
-    /** @return the host's control channel (fault drills). */
-    ControlChannel controlChannel()
-    {
-        return channel;
-    }
-
-    /** @return the host's ZooKeeper client (fault drills). */
-    CuratorFramework zooKeeperClient()
-    {
-        return client;
     }
 
     /** @return messages dropped for carrying another cluster's id. */

@@ -33,14 +33,14 @@ public final class DrillHostMain
         {
             switch (line.trim())
             {
-                case "isolate" -> host.isolate(true);
-                case "heal" -> host.isolate(false);
+                case "isolate" -> isolate(host, true);
+                case "heal" -> isolate(host, false);
                 case "zombie" ->
                 {
-                    host.controlChannel().disconnect(host.hostId());
-                    expireSession(host.zooKeeperClient());
+                    host.channel.disconnect(host.hostId());
+                    expireSession(host.client);
                 }
-                case "unzombie" -> host.controlChannel().reconnect(host.hostId());
+                case "unzombie" -> host.channel.reconnect(host.hostId());
                 case "status" -> System.out.println("status controller=" + host.isController());
                 case "stop" ->
                 {
@@ -55,6 +55,23 @@ public final class DrillHostMain
             System.out.flush();
         }
         host.close();
+    }
+
+    /**
+     * Cut the host off the cluster's network (fetches and control messages both ways), or heal it; its ZooKeeper
+     * session is not affected.
+     */
+    private static void isolate(final TidemarkHost host, final boolean isolated)
+    {
+        host.transport.isolate(isolated);
+        if (isolated)
+        {
+            host.channel.disconnect(host.hostId());
+        }
+        else
+        {
+            host.channel.reconnect(host.hostId());
+        }
     }
 
     /** End the client's ZooKeeper session from the server's side, as a long pause or a partition from ZK would. */

@@ -321,9 +321,8 @@ final class ClusterMetadata implements AutoCloseable
             {
                 return List.of(); // not there yet: as for a topic that does not exist
             }
-            throw new ProducerException(ProducerErrorCode.DAMAGED_METADATA, ReplicationError.NONE, null, false, "topic " +
-                topic + " is refused: " +
-                damage + " (repair: tidemark partition repair)");
+            throw new ProducerException(ProducerErrorCode.DAMAGED_METADATA, ReplicationError.NONE, null, false,
+                "topic " + topic + " is refused: " + damage + " (repair: tidemark partition repair)");
         }
         return states;
     }

@@ -58,7 +58,7 @@ final class HostLinks implements AutoCloseable
                 GatewayMessages.MAX_PREFIX_LENGTH);
         }
 
-        /** Introduce this client: until the host answers, and every {@link #KEEPALIVE_MS} after (it forgets the idle). */
+        /** Introduce this client: until the host answers, then every {@link #KEEPALIVE_MS} (it forgets the idle). */
         void helloIfDue(final long now)
         {
             if (now - lastHelloMs >= (ready ? KEEPALIVE_MS : HELLO_INTERVAL_MS))

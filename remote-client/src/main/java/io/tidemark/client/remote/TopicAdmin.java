@@ -40,8 +40,8 @@ final class TopicAdmin
         }
         if (timeoutMs < 1 || timeoutMs > ReplicationContext.MAX_TIMEOUT_MS)
         {
-            throw new IllegalArgumentException("timeout must be in [1, " + ReplicationContext.MAX_TIMEOUT_MS + "] ms: " +
-                timeoutMs);
+            throw new IllegalArgumentException("timeout must be in [1, " + ReplicationContext.MAX_TIMEOUT_MS +
+                "] ms: " + timeoutMs);
         }
         if (metadata.topicExists(topic))
         {

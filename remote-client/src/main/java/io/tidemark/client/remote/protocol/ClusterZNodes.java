@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
  * <pre>
  *  cluster-id                    the cluster's name (the first host writes it; every host and client checks it)
  *  topics/&lt;topic&gt;                 firstId:count, the topic's partition ids (the controller)
- *  admin/create-topic/&lt;topic&gt;     partitions:factor, a client's request; "refused: why" once the controller refused
+ *  admin/create-topic/&lt;topic&gt;     partitions:factor, a client's request; "refused: why" once refused
  *  limits                        properties: topic.partitions.max, host.replicas.max (the controller)
  *  kafka-brokers/&lt;hostId&gt;        host:port, a host's advertised Kafka listener
  * </pre>
