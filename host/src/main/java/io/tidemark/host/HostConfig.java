@@ -37,6 +37,9 @@ import java.util.Set;
  * Cluster traffic is authenticated with the secret in {@code cluster.secret.file}, a file only its owner may read
  * ({@link ClusterSecret}); running without one takes the explicit {@code cluster.insecure=true}.
  * Every value is checked by {@link #validate()}: a bad one is a {@link ConfigException} naming its key.
+ * <p>
+ * Over 600 lines because of its public API only: a fluent setter and a getter for each key and collaborator. The keys'
+ * definitions (defaults, accepted values, documentation) live beside it, in {@code HostKeys}.
  */
 public final class HostConfig
 {

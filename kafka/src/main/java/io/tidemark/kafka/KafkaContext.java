@@ -4,8 +4,6 @@ import io.tidemark.store.ConfigException;
 import io.tidemark.store.config.ConfigDef;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
-import java.net.InetAddress;
-import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -365,103 +363,8 @@ public final class KafkaContext implements Cloneable
             throw new ConfigException(GROUP_MAX_SESSION_TIMEOUT_MS, "need 1 <= min (" + groupMinSessionTimeoutMs +
                 ") <= max (" + groupMaxSessionTimeoutMs + ")");
         }
-        final boolean loopback = isLoopback(host);
-        if (securityProtocol == SecurityProtocol.PLAINTEXT && !loopback && !allowPlaintext)
-        {
-            throw new ConfigException(SECURITY_PROTOCOL, "PLAINTEXT on " + host + ", which is not a loopback " +
-                "address: anyone on the network could read and write every topic. Use SSL or SASL_SSL, or set " +
-                ALLOW_PLAINTEXT + "=true to accept that");
-        }
-        if (securityProtocol == SecurityProtocol.SASL_PLAINTEXT && !loopback)
-        {
-            throw new ConfigException(SECURITY_PROTOCOL, "SASL_PLAINTEXT sends passwords in the clear: only on a " +
-                "loopback address, not " + host + " (use SASL_SSL)");
-        }
-        if (usesTls())
-        {
-            if (null == keystoreLocation)
-            {
-                throw new ConfigException(SSL_KEYSTORE_LOCATION, "missing: " + securityProtocol + " needs the " +
-                    "listener's key store");
-            }
-            if (null == keystorePassword || keystorePassword.isEmpty())
-            {
-                throw new ConfigException(SSL_KEYSTORE_PASSWORD, "missing: the key store " + keystoreLocation +
-                    " needs its password");
-            }
-            if (null != truststoreLocation && (null == truststorePassword || truststorePassword.isEmpty()))
-            {
-                throw new ConfigException(SSL_TRUSTSTORE_PASSWORD, "missing: the trust store " +
-                    truststoreLocation + " needs its password");
-            }
-            if (!List.of("none", "requested", "required").contains(clientAuth))
-            {
-                throw new ConfigException(SSL_CLIENT_AUTH, "none, requested or required: '" + clientAuth + "'");
-            }
-            if (!clientAuth.equals("none") && null == truststoreLocation)
-            {
-                throw new ConfigException(SSL_TRUSTSTORE_LOCATION, "missing: " + SSL_CLIENT_AUTH + "=" +
-                    clientAuth + " needs the certificates that sign clients' certificates");
-            }
-            if (enabledProtocols.isEmpty())
-            {
-                throw new ConfigException(SSL_ENABLED_PROTOCOLS, "at least one TLS version");
-            }
-            for (final String protocol : enabledProtocols)
-            {
-                if (!protocol.equals("TLSv1.3") && !protocol.equals("TLSv1.2"))
-                {
-                    throw new ConfigException(SSL_ENABLED_PROTOCOLS, "TLSv1.3 or TLSv1.2, not '" + protocol + "'");
-                }
-            }
-        }
-        if (usesSasl())
-        {
-            if (saslMechanisms.isEmpty())
-            {
-                throw new ConfigException(SASL_ENABLED_MECHANISMS, "at least one of " + MECHANISMS);
-            }
-            for (final String mechanism : saslMechanisms)
-            {
-                if (!MECHANISMS.contains(mechanism))
-                {
-                    throw new ConfigException(SASL_ENABLED_MECHANISMS, "one of " + MECHANISMS + ", not '" +
-                        mechanism + "'");
-                }
-            }
-            if (null == saslUsersFile)
-            {
-                throw new ConfigException(SASL_USERS_FILE, "missing: " + securityProtocol + " needs the users' " +
-                    "credentials");
-            }
-        }
+        KafkaKeys.checkSecurity(this);
         return this;
-    }
-
-    /**
-     * @return whether {@code host} names a loopback address: 127.0.0.0/8, ::1, or a name that resolves to one
-     *         (only such names are looked up: an IP literal is not).
-     */
-    static boolean isLoopback(final String host)
-    {
-        final String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) :
-            host;
-        try
-        {
-            final InetAddress[] addresses = InetAddress.getAllByName(bare);
-            for (final InetAddress address : addresses)
-            {
-                if (!address.isLoopbackAddress())
-                {
-                    return false;
-                }
-            }
-            return addresses.length > 0;
-        }
-        catch (final UnknownHostException ex)
-        {
-            return false;
-        }
     }
 
     /** @return whether the listener speaks TLS (SSL, SASL_SSL). */

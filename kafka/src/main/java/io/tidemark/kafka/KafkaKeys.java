@@ -5,6 +5,8 @@ import io.tidemark.store.config.ConfigDef;
 import io.tidemark.store.config.ConfigKey;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
 
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -14,8 +16,8 @@ import static io.tidemark.kafka.KafkaContext.*;
 /**
  * The definitions of {@link KafkaContext}'s keys (the names are its constants): type, default, accepted values and
  * the text of each key's row in docs/configuration.md, in the table's order. As Aeron keeps a component's
- * {@code Configuration} beside its {@code Context}: the keys here, the values there. Checks that depend on the
- * security protocol or relate two keys stay in {@link KafkaContext#validate()}.
+ * {@code Configuration} beside its {@code Context}: the keys and their rules here, the values there. The checks that
+ * depend on the security protocol are here too ({@link #checkSecurity}), run by {@link KafkaContext#validate()}.
  */
 final class KafkaKeys
 {
@@ -129,6 +131,114 @@ final class KafkaKeys
 
     private KafkaKeys()
     {
+    }
+
+    /**
+     * The checks that depend on the security protocol: what it binds, and what TLS and SASL need.
+     *
+     * @param c the listener's context.
+     * @throws ConfigException naming the first bad key.
+     */
+    static void checkSecurity(final KafkaContext c)
+    {
+        final boolean loopback = isLoopback(c.host());
+        if (c.securityProtocol() == SecurityProtocol.PLAINTEXT && !loopback && !c.allowPlaintext())
+        {
+            throw new ConfigException(SECURITY_PROTOCOL, "PLAINTEXT on " + c.host() + ", which is not a loopback " +
+                "address: anyone on the network could read and write every topic. Use SSL or SASL_SSL, or set " +
+                ALLOW_PLAINTEXT + "=true to accept that");
+        }
+        if (c.securityProtocol() == SecurityProtocol.SASL_PLAINTEXT && !loopback)
+        {
+            throw new ConfigException(SECURITY_PROTOCOL, "SASL_PLAINTEXT sends passwords in the clear: only on a " +
+                "loopback address, not " + c.host() + " (use SASL_SSL)");
+        }
+        if (c.usesTls())
+        {
+            if (null == c.sslKeystoreLocation())
+            {
+                throw new ConfigException(SSL_KEYSTORE_LOCATION, "missing: " + c.securityProtocol() + " needs the " +
+                    "listener's key store");
+            }
+            if (null == c.sslKeystorePassword() || c.sslKeystorePassword().isEmpty())
+            {
+                throw new ConfigException(SSL_KEYSTORE_PASSWORD, "missing: the key store " +
+                    c.sslKeystoreLocation() + " needs its password");
+            }
+            if (null != c.sslTruststoreLocation() &&
+                (null == c.sslTruststorePassword() || c.sslTruststorePassword().isEmpty()))
+            {
+                throw new ConfigException(SSL_TRUSTSTORE_PASSWORD, "missing: the trust store " +
+                    c.sslTruststoreLocation() + " needs its password");
+            }
+            if (!List.of("none", "requested", "required").contains(c.sslClientAuth()))
+            {
+                throw new ConfigException(SSL_CLIENT_AUTH, "none, requested or required: '" + c.sslClientAuth() +
+                    "'");
+            }
+            if (!c.sslClientAuth().equals("none") && null == c.sslTruststoreLocation())
+            {
+                throw new ConfigException(SSL_TRUSTSTORE_LOCATION, "missing: " + SSL_CLIENT_AUTH + "=" +
+                    c.sslClientAuth() + " needs the certificates that sign clients' certificates");
+            }
+            if (c.sslEnabledProtocols().isEmpty())
+            {
+                throw new ConfigException(SSL_ENABLED_PROTOCOLS, "at least one TLS version");
+            }
+            for (final String protocol : c.sslEnabledProtocols())
+            {
+                if (!protocol.equals("TLSv1.3") && !protocol.equals("TLSv1.2"))
+                {
+                    throw new ConfigException(SSL_ENABLED_PROTOCOLS, "TLSv1.3 or TLSv1.2, not '" + protocol + "'");
+                }
+            }
+        }
+        if (c.usesSasl())
+        {
+            if (c.saslEnabledMechanisms().isEmpty())
+            {
+                throw new ConfigException(SASL_ENABLED_MECHANISMS, "at least one of " + MECHANISMS);
+            }
+            for (final String mechanism : c.saslEnabledMechanisms())
+            {
+                if (!MECHANISMS.contains(mechanism))
+                {
+                    throw new ConfigException(SASL_ENABLED_MECHANISMS, "one of " + MECHANISMS + ", not '" +
+                        mechanism + "'");
+                }
+            }
+            if (null == c.saslUsersFile())
+            {
+                throw new ConfigException(SASL_USERS_FILE, "missing: " + c.securityProtocol() + " needs the users' " +
+                    "credentials");
+            }
+        }
+    }
+
+    /**
+     * @return whether {@code host} names a loopback address: 127.0.0.0/8, ::1, or a name that resolves to one
+     *         (only such names are looked up: an IP literal is not).
+     */
+    static boolean isLoopback(final String host)
+    {
+        final String bare = host.startsWith("[") && host.endsWith("]") ? host.substring(1, host.length() - 1) :
+            host;
+        try
+        {
+            final InetAddress[] addresses = InetAddress.getAllByName(bare);
+            for (final InetAddress address : addresses)
+            {
+                if (!address.isLoopbackAddress())
+                {
+                    return false;
+                }
+            }
+            return addresses.length > 0;
+        }
+        catch (final UnknownHostException ex)
+        {
+            return false;
+        }
     }
 
     @SuppressWarnings("unchecked")

@@ -27,6 +27,9 @@ import java.util.function.Supplier;
  * session) are sized for networks and GC pauses of separate brokers. Inside one JVM a fetch round trip takes
  * microseconds, so the defaults here are a second or less: a dead host is detected and replaced within about a
  * second, and a stuck follower leaves the ISR within 1.5 s.
+ * <p>
+ * Over 600 lines because of its public API only: a fluent setter and a getter for each key and collaborator. The keys'
+ * definitions (defaults, accepted values, documentation) live beside it, in {@code ReplicationKeys}.
  */
 public final class ReplicationContext
 {
