@@ -38,8 +38,7 @@ import java.util.Set;
  * ({@link ClusterSecret}); running without one takes the explicit {@code cluster.insecure=true}.
  * Every value is checked by {@link #validate()}: a bad one is a {@link ConfigException} naming its key.
  * <p>
- * Over 600 lines because of its public API only: a fluent setter and a getter for each key and collaborator. The keys'
- * definitions (defaults, accepted values, documentation) live beside it, in {@code HostKeys}.
+ * The keys' definitions (defaults, accepted values, documentation) live beside it, in {@code HostKeys}.
  */
 public final class HostConfig
 {
