@@ -194,7 +194,7 @@ final class LogLoader
                 "the log starts again, empty, at " + base);
         }
         final List<Segment> segments = new ArrayList<>();
-        segments.add(Segment.openActive(new SegmentFiles(dir, base), ctx.segmentBytes(), 0, maxIndexEntries,
+        segments.add(SegmentOpener.openActive(new SegmentFiles(dir, base), ctx.segmentBytes(), 0, maxIndexEntries,
             0, 0, true));
         modified = true;
         return finish(segments, base, base, RecordBatchDescriptor.NO_LEADER_EPOCH,
@@ -362,8 +362,8 @@ final class LogLoader
             segmentsDeleted++;
         }
         segments.clear();
-        segments.add(Segment.openActive(new SegmentFiles(dir, offset), ctx.segmentBytes(), 0, maxIndexEntries, 0, 0,
-            true));
+        segments.add(SegmentOpener.openActive(new SegmentFiles(dir, offset), ctx.segmentBytes(), 0, maxIndexEntries,
+            0, 0, true));
         segments.get(0).resetState(0, offset, Long.MIN_VALUE, 0);
         modified = true;
     }
@@ -474,7 +474,7 @@ final class LogLoader
         }
         final boolean wholeFiles = trustedEntries(files.offsetIndex(), OffsetIndex.ENTRY_LENGTH) >= 0 &&
             trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH) >= 0;
-        Segment segment = Segment.openSealed(files, maxIndexEntries, !wholeFiles);
+        Segment segment = SegmentOpener.openSealed(files, maxIndexEntries, !wholeFiles);
         final String problem = wholeFiles ? checkIndexes(segment, nextBase) : "missing or not whole entries";
         final int end;
         if (null != problem)
@@ -483,9 +483,9 @@ final class LogLoader
             if (wholeFiles)
             {
                 segment.close();
-                segment = Segment.openSealed(files, maxIndexEntries, true);
+                segment = SegmentOpener.openSealed(files, maxIndexEntries, true);
             }
-            end = segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc, false);
+            end = SegmentReplay.replay(segment, 0, segment.size(), ctx.indexIntervalBytes(), true, crc, false);
             segment.trimIndexes(sync);
             indexesRebuilt++;
             modified = true;
@@ -561,7 +561,7 @@ final class LogLoader
         final int timeEntries = trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH);
         final boolean rebuild = offsetEntries < 0 || timeEntries < 0 ||
             offsetEntries > maxIndexEntries || timeEntries > maxIndexEntries;
-        final Segment segment = Segment.openActive(files, ctx.segmentBytes(), (int)dataSize, maxIndexEntries,
+        final Segment segment = SegmentOpener.openActive(files, ctx.segmentBytes(), (int)dataSize, maxIndexEntries,
             rebuild ? 0 : offsetEntries, rebuild ? 0 : timeEntries, true);
         final String problem = rebuild ?
             (offsetEntries < 0 || timeEntries < 0 ? "missing or not whole entries" :
@@ -574,7 +574,7 @@ final class LogLoader
             segment.offsetIndex().file().truncateEntries(0);
             segment.timeIndex().file().truncateEntries(0);
             segment.resetState((int)dataSize, files.baseOffset(), Long.MIN_VALUE, 0);
-            end = segment.replay(0, (int)dataSize, ctx.indexIntervalBytes(), true, crc, false);
+            end = SegmentReplay.replay(segment, 0, (int)dataSize, ctx.indexIntervalBytes(), true, crc, false);
             indexesRebuilt++;
         }
         else
@@ -608,7 +608,7 @@ final class LogLoader
         segment.startTrustedReplay();
         final int entries = segment.offsetIndex().entries();
         final int from = entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1);
-        return segment.replay(from, segment.size(), ctx.indexIntervalBytes(), false, crc, true);
+        return SegmentReplay.replay(segment, from, segment.size(), ctx.indexIntervalBytes(), false, crc, true);
     }
 
     private static int trustedEntries(final Path index, final int entryLength) throws IOException
@@ -673,9 +673,9 @@ final class LogLoader
         final Segment segment;
         if (last || truncated)
         {
-            segment = Segment.openActive(files, ctx.segmentBytes(), validEnd, maxIndexEntries, 0, 0, true);
+            segment = SegmentOpener.openActive(files, ctx.segmentBytes(), validEnd, maxIndexEntries, 0, 0, true);
             segment.resetState(validEnd, files.baseOffset(), Long.MIN_VALUE, 0);
-            segment.replay(0, validEnd, ctx.indexIntervalBytes(), true, crc, false);
+            SegmentReplay.replay(segment, 0, validEnd, ctx.indexIntervalBytes(), true, crc, false);
             segment.resetState(validEnd, walk.endOffset, segment.maxTimestamp(), segmentBytesSinceIndex(segment));
         }
         else
@@ -688,8 +688,8 @@ final class LogLoader
                     sync.force(file.getChannel(), true);
                 }
             }
-            segment = Segment.openSealed(files, maxIndexEntries, true);
-            segment.replay(0, segment.size(), ctx.indexIntervalBytes(), true, crc, false);
+            segment = SegmentOpener.openSealed(files, maxIndexEntries, true);
+            SegmentReplay.replay(segment, 0, segment.size(), ctx.indexIntervalBytes(), true, crc, false);
             segment.resetState(segment.size(), walk.endOffset, segment.maxTimestamp(), 0);
             segment.trimIndexes(sync);
         }
@@ -878,7 +878,7 @@ final class LogLoader
         final int timeEntries = trustedEntries(files.timeIndex(), TimeIndex.ENTRY_LENGTH);
         final boolean rebuild = offsetEntries < 0 || timeEntries < 0 ||
             offsetEntries > maxIndexEntries || timeEntries > maxIndexEntries;
-        final Segment segment = Segment.openActive(files, ctx.segmentBytes(), size, maxIndexEntries,
+        final Segment segment = SegmentOpener.openActive(files, ctx.segmentBytes(), size, maxIndexEntries,
             rebuild ? 0 : offsetEntries, rebuild ? 0 : timeEntries, true);
         if (rebuild)
         {
@@ -886,13 +886,13 @@ final class LogLoader
                 LogContext.SEGMENT_INDEX_BYTES + " allows, or not whole entries)");
             indexesRebuilt++;
             segment.resetState(size, files.baseOffset(), Long.MIN_VALUE, 0);
-            segment.replay(0, size, ctx.indexIntervalBytes(), true, crc, false);
+            SegmentReplay.replay(segment, 0, size, ctx.indexIntervalBytes(), true, crc, false);
         }
         else
         {
             segment.startTrustedReplay();
             final int entries = segment.offsetIndex().entries();
-            segment.replay(entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1), size,
+            SegmentReplay.replay(segment, entries == 0 ? 0 : segment.offsetIndex().positionAt(entries - 1), size,
                 ctx.indexIntervalBytes(), false, crc, false);
         }
         segment.resetState(size, end, segment.maxTimestamp(), segmentBytesSinceIndex(segment));

@@ -177,7 +177,7 @@ final class LogSegments
             {
                 try
                 {
-                    next = Segment.openActive(files, ctx.segmentBytes(), 0, maxIndexEntries, 0, 0, true);
+                    next = SegmentOpener.openActive(files, ctx.segmentBytes(), 0, maxIndexEntries, 0, 0, true);
                 }
                 catch (final IOException | RuntimeException ex)
                 {
@@ -286,7 +286,7 @@ final class LogSegments
         }
         try
         {
-            final Segment prepared = Segment.createSpare(dir, ctx.segmentBytes(), maxIndexEntries,
+            final Segment prepared = SegmentOpener.createSpare(dir, ctx.segmentBytes(), maxIndexEntries,
                 ctx.pretouchBytes());
             spareFailedAtMs = NO_TIME;
             if (!spare.compareAndSet(null, prepared))

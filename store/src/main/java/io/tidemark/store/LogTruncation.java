@@ -87,7 +87,7 @@ final class LogTruncation
                 segments.retire(target, false);
                 // An index a lookup found wrong (its file removed) is not kept: it is rebuilt from the data below
                 final boolean trusted = !target.offsetIndexRebuilt();
-                kept = Segment.openActive(target.files(), ctx.segmentBytes(), position, maxIndexEntries,
+                kept = SegmentOpener.openActive(target.files(), ctx.segmentBytes(), position, maxIndexEntries,
                     trusted ? target.offsetIndex().entries() : 0, trusted ? target.timeIndex().entries() : 0, false);
             }
             kept.offsetIndex().truncateToOffset(newEnd);
@@ -95,7 +95,8 @@ final class LogTruncation
             kept.startTrustedReplay();
             final int entries = kept.offsetIndex().entries();
             final int from = entries == 0 ? 0 : kept.offsetIndex().positionAt(entries - 1);
-            kept.replay(from, position, ctx.indexIntervalBytes(), entries == 0 && from < position, writer.crc(), false);
+            SegmentReplay.replay(kept, from, position, ctx.indexIntervalBytes(), entries == 0 && from < position,
+                writer.crc(), false);
             kept.resetState(position, newEnd, kept.maxTimestamp(), position - from);
             final Segment[] updated = Arrays.copyOf(current, index + 1);
             updated[index] = kept;
@@ -149,7 +150,7 @@ final class LogTruncation
             {
                 segments.retire(segment, true);
             }
-            final Segment fresh = Segment.openActive(new SegmentFiles(dir, offset), ctx.segmentBytes(), 0,
+            final Segment fresh = SegmentOpener.openActive(new SegmentFiles(dir, offset), ctx.segmentBytes(), 0,
                 maxIndexEntries, 0, 0, false);
             fresh.resetState(0, offset, Long.MIN_VALUE, 0);
             segments.restartAt(fresh, offset);

@@ -78,17 +78,17 @@ class PositionArithmeticProperties
 
             final int from = nearEnd(random, capacity);
             final int end = capacity == from ? from : from + random.nextInt(capacity - from) + random.nextInt(2);
-            final int chunkEnd = Segment.reserveChunkEnd(from, end, capacity);
+            final int chunkEnd = SegmentReservation.reserveChunkEnd(from, end, capacity);
             final String reserve = where + ": reserve from " + from + " to " + end + " gave " + chunkEnd;
             assertTrue(chunkEnd >= end && chunkEnd <= capacity, reserve);
             assertTrue(chunkEnd == capacity || chunkEnd % Segment.PAGE_SIZE == 0, reserve);
-            assertTrue(chunkEnd >= Math.min(capacity, (long)from + Segment.RESERVE_CHUNK), reserve);
+            assertTrue(chunkEnd >= Math.min(capacity, (long)from + SegmentReservation.RESERVE_CHUNK), reserve);
 
             final int touched = nearEnd(random, capacity);
             final long firstPage = Segment.align(Math.max(touched, size), Segment.PAGE_SIZE);
             final int limit = nearEnd(random, capacity);
             final int maxPages = 1 + random.nextInt(2048);
-            final int pages = Segment.pagesToTouch(firstPage, limit, maxPages);
+            final int pages = SegmentPrefaulter.pagesToTouch(firstPage, limit, maxPages);
             final String touch = where + ": touch from " + firstPage + " below " + limit + " gave " + pages;
             assertTrue(pages >= 0 && pages <= maxPages, touch);
             if (pages > 0)
@@ -111,7 +111,7 @@ class PositionArithmeticProperties
         final Path segmentDir = Files.createDirectories(dir.resolve("seed-" + seed));
         final SegmentFiles files = new SegmentFiles(segmentDir, 0);
         final int start = (MAX - (8 << 20)) & -RecordBatchDescriptor.FRAME_ALIGNMENT;
-        final Segment segment = Segment.openActive(files, MAX, start, 64, 0, 0, true);
+        final Segment segment = SegmentOpener.openActive(files, MAX, start, 64, 0, 0, true);
         try
         {
             assertEquals(MAX, segment.capacity());

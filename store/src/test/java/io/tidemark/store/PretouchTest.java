@@ -104,11 +104,13 @@ class PretouchTest
     void theDistanceFollowsTheWritersRateBetweenPretouchBytesAndFourTimesIt()
     {
         final int ahead = 8 * 1024 * 1024;
-        assertEquals(ahead, Segment.leadDistance(ahead, 0));
-        assertEquals(ahead, Segment.leadDistance(ahead, 20_000_000)); // 5 MB in 250 ms: less than pretouch.bytes
-        assertEquals(25_000_000, Segment.leadDistance(ahead, 100_000_000));
-        assertEquals(4L * ahead, Segment.leadDistance(ahead, 10_000_000_000L));
-        assertEquals(4L << 30, Segment.leadDistance(1 << 30, Long.MAX_VALUE)); // no overflow at the largest values
+        assertEquals(ahead, SegmentPrefaulter.leadDistance(ahead, 0));
+        // 5 MB in 250 ms: less than pretouch.bytes
+        assertEquals(ahead, SegmentPrefaulter.leadDistance(ahead, 20_000_000));
+        assertEquals(25_000_000, SegmentPrefaulter.leadDistance(ahead, 100_000_000));
+        assertEquals(4L * ahead, SegmentPrefaulter.leadDistance(ahead, 10_000_000_000L));
+        // no overflow at the largest values
+        assertEquals(4L << 30, SegmentPrefaulter.leadDistance(1 << 30, Long.MAX_VALUE));
     }
 
     @Test
@@ -130,7 +132,7 @@ class PretouchTest
             {
                 log.append(value, 0, value.capacity());
             }
-            while (System.nanoTime() - start < 2 * Segment.LEAD_NS / 25) // past the rate's sampling interval
+            while (System.nanoTime() - start < 2 * SegmentPrefaulter.LEAD_NS / 25) // past the rate's sampling interval
             {
                 Thread.sleep(1);
             }
@@ -139,9 +141,9 @@ class PretouchTest
                 // reserve and touch up to the longer distance
             }
             final int distance = segment.touchedPosition() - segment.size();
-            assertTrue(distance > ahead + Segment.PAGE_SIZE && distance <= Segment.LEAD_FACTOR * ahead,
+            assertTrue(distance > ahead + Segment.PAGE_SIZE && distance <= SegmentPrefaulter.LEAD_FACTOR * ahead,
                 "a fast writer's distance grows past pretouch.bytes, at most 4 times it: " + distance);
-            assertTrue(segment.touchedPosition() <= segment.reservedPositionForTest(),
+            assertTrue(segment.touchedPosition() <= segment.reservation().reservedPosition(),
                 "pages are touched only below the reservation");
         }
     }
@@ -155,13 +157,13 @@ class PretouchTest
             final Segment segment = log.activeSegmentForTest();
             final UnsafeBuffer value = new UnsafeBuffer(new byte[1000]);
             log.append(value, 0, value.capacity()); // the agent never ran: the writer reserved for itself
-            assertEquals(Segment.WRITER_RESERVE_CHUNK, segment.reservedPositionForTest(),
+            assertEquals(SegmentReservation.WRITER_RESERVE_CHUNK, segment.reservation().reservedPosition(),
                 "one writer step, not an agent chunk");
             while (log.invokeAgent() > 0)
             {
                 // the agent takes over from the writer's position
             }
-            assertTrue(segment.reservedPositionForTest() >= segment.size() + 1024 * 1024);
+            assertTrue(segment.reservation().reservedPosition() >= segment.size() + 1024 * 1024);
         }
     }
 }

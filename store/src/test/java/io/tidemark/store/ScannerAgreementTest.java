@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 
 /**
  * Recovery ({@code Log.open}), verification ({@code LogInspector.walk}, which {@code tidemark verify} and
- * {@code dump} use) and index rebuild ({@code Segment.replay}) must agree on every damaged segment file: which
+ * {@code dump} use) and index rebuild ({@code SegmentReplay.replay}) must agree on every damaged segment file: which
  * batches are valid data, where the data ends, and where a walk resumes after damage.
  * <p>
  * Each trial copies a pristine one-segment log, damages its file at random (torn tails, bits flipped in a header,
@@ -336,11 +336,11 @@ class ScannerAgreementTest
         CrashFiles.copyDir(dir, copy);
         try
         {
-            final Segment segment = Segment.openSealed(new SegmentFiles(copy, 0), MAX_INDEX_ENTRIES, true);
+            final Segment segment = SegmentOpener.openSealed(new SegmentFiles(copy, 0), MAX_INDEX_ENTRIES, true);
             try
             {
                 segment.resetState(segment.size(), 0, Long.MIN_VALUE, 0);
-                final int stop = segment.replay(0, segment.size(), 0, true, new Crc32c(), true);
+                final int stop = SegmentReplay.replay(segment, 0, segment.size(), 0, true, new Crc32c(), true);
                 final List<Batch> accepted = new ArrayList<>();
                 final OffsetIndex index = segment.offsetIndex();
                 for (int i = 0; i < index.entries(); i++)

@@ -7,7 +7,7 @@ import java.io.IOException;
 /**
  * The one rule of the store for "where does valid data end, and where does it resume after damage", used by
  * recovery ({@link io.tidemark.store.LogLoader}), inspection ({@link io.tidemark.store.inspect.LogInspector}: {@code tidemark verify} and {@code dump}) and
- * index rebuild ({@code Segment.replay}, {@code RebuiltOffsetIndex}), over positional reads ({@link io.tidemark.store.file.FileWindow}) or
+ * index rebuild ({@code SegmentReplay.replay}, {@code RebuiltOffsetIndex}), over positional reads ({@link io.tidemark.store.file.FileWindow}) or
  * a mapping ({@link #mapped}).
  * <ul>
  *   <li><b>A batch continues the data</b> when {@link BatchValidator#validate} accepts it (length, magic, record
