@@ -1,16 +1,9 @@
 package io.tidemark.store;
 
-import io.tidemark.store.file.FileSync;
-
 import org.agrona.DirectBuffer;
-import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
-import org.agrona.concurrent.AgentInvoker;
-import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.EpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.io.IOException;
 import java.nio.ByteOrder;
 import java.nio.file.Path;
 
@@ -50,18 +43,13 @@ import java.nio.file.Path;
  * {@code LocalLog} and {@code LogSegments}): {@link LogWriter} (active segment, claim, writer CRC, last leader epoch,
  * log end offset), {@link LogSegments} (the segment array, lookup, roll, spare, retired segments and readers, log
  * start offset), {@link LogFlusher} (flush, recovery point, checkpoint, the fail-stop switch), {@link LogTruncation},
- * {@link LogRetention} and {@link LogAgent} (the duty cycle). None points back to the {@code Log}. Lock order: the
- * flusher's lock, then the segment set's.
+ * {@link LogRetention} and {@link LogAgent} (the duty cycle), opened and shut down in their one safe order by
+ * {@link LogLifecycle}. None points back to the {@code Log}. Lock order: the flusher's lock, then the segment set's.
  */
 public final class Log implements AutoCloseable
 {
     /** The largest log end offset: the last offset a record can have is one below it. */
     public static final long MAX_LOG_END_OFFSET = Long.MAX_VALUE;
-    /**
-     * How long {@link #close()} waits for readers inside a poll, and for a writer call in progress, before it goes on
-     * without them (readers then release their segment's mapping themselves when they leave the poll).
-     */
-    static final long CLOSE_WAIT_MS = 1000;
 
     static
     {
@@ -71,134 +59,17 @@ public final class Log implements AutoCloseable
         }
     }
 
-    private final LogContext ctx;
-    private final Path dir;
-    private final LogDirectory directory;
-    private final LogCounters counters;
-    private final RecoveryReport recoveryReport;
+    private final LogLifecycle lifecycle;
     private final LogSegments segments;
     private final LogFlusher flusher;
     private final LogWriter writer;
-    private final LogTruncation truncation;
-    private final LogRetention retention;
-    private final LogAgent agent;
-    private final AgentRunner agentRunner;
-    private final AgentInvoker agentInvoker;
-    private final System.Logger logger = System.getLogger(Log.class.getName());
 
-    private Log(final LogContext ctx)
+    private Log(final LogLifecycle lifecycle)
     {
-        this.ctx = ctx;
-        this.dir = ctx.logDir();
-        final FileSync sync = ctx.fileSync();
-        final EpochClock clock = ctx.epochClock();
-        final int maxIndexEntries = LogLoader.maxIndexEntries(ctx);
-        this.directory = LogDirectory.open(dir, clock.time(), sync);
-        LogCounters openedCounters = null;
-        LogSegments loadedSet = null;
-        try
-        {
-            final LogCheckpoint checkpoint = new LogCheckpoint(dir, sync);
-            final LogLoader.Loaded loaded = new LogLoader(ctx).load(directory.hasCleanShutdownMarker(), checkpoint);
-            loadedSet = new LogSegments(ctx, maxIndexEntries, loaded.segments.toArray(new Segment[0]),
-                loaded.logStartOffset);
-            this.segments = loadedSet;
-            this.recoveryReport = loaded.report;
-            openedCounters = LogCounters.create(ctx, clock.time());
-            this.counters = openedCounters;
-            this.flusher = new LogFlusher(dir, sync, clock, checkpoint, counters, loaded.recoveryPoint);
-            this.writer = new LogWriter(ctx, counters, segments, flusher, loaded.lastLeaderEpoch);
-            this.truncation = new LogTruncation(ctx, maxIndexEntries, segments, flusher, writer, counters);
-            this.retention = new LogRetention(ctx, segments, flusher, counters);
-            if (loaded.recovered)
-            {
-                flusher.lock().lock();
-                try
-                {
-                    flusher.directoryChanged();
-                    flusher.forceAndCheckpoint(segments.snapshot(), logEndOffset(), logStartOffset(), true, false);
-                }
-                finally
-                {
-                    flusher.lock().unlock();
-                }
-            }
-            directory.deleteCleanShutdownMarker();
-            counters.logEndOffset.setRelease(logEndOffset());
-            counters.recoveryPoint.setRelease(recoveryPoint());
-            counters.logStartOffset.setRelease(logStartOffset());
-            counters.segmentCount.setRelease(segments.count());
-            final boolean repaired = recoveryReport.segmentsRecovered() > 0 || !recoveryReport.notes().isEmpty();
-            logger.log(repaired ? System.Logger.Level.INFO : System.Logger.Level.DEBUG,
-                () -> "opened " + dir + ": " + recoveryReport);
-        }
-        catch (final IOException ex)
-        {
-            closeOnFailedOpen(loadedSet, openedCounters, ex);
-            throw new StorageException(StorageErrorCode.IO_ERROR, "failed to open log " + dir, ex);
-        }
-        catch (final InternalError ex)
-        {
-            // What the JVM turns a fault on a mapped page into (SIGBUS: a hole of a full file system, a disk error).
-            closeOnFailedOpen(loadedSet, openedCounters, ex);
-            throw new StorageException(StorageErrorCode.IO_ERROR, "failed to open log " + dir +
-                ": a memory-mapped access faulted (an unreadable page: a full file system or a disk error)", ex);
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            closeOnFailedOpen(loadedSet, openedCounters, ex);
-            throw ex;
-        }
-
-        final ErrorHandler errorHandler = null != ctx.errorHandler() ? ctx.errorHandler() :
-            (t) -> logger.log(System.Logger.Level.ERROR, "log agent error in " + dir, t);
-        this.agent = new LogAgent(ctx, segments, flusher, retention, writer, "tidemark-log-" + dir.getFileName(),
-            errorHandler);
-        switch (ctx.agentMode())
-        {
-            case DEDICATED:
-                agentRunner = new AgentRunner(ctx.agentIdleStrategy(), errorHandler, null, agent);
-                agentInvoker = null;
-                AgentRunner.startOnThread(agentRunner, ctx.agentThreadFactory());
-                break;
-            case INVOKER:
-                agentRunner = null;
-                agentInvoker = new AgentInvoker(errorHandler, null, agent);
-                agentInvoker.start();
-                break;
-            default:
-                agentRunner = null;
-                agentInvoker = null;
-                break;
-        }
-    }
-
-    /** Release everything a failed open took, whatever the failure; the directory lock last, always. */
-    private void closeOnFailedOpen(
-        final LogSegments loadedSet, final LogCounters openedCounters, final Throwable failure)
-    {
-        try
-        {
-            if (null != loadedSet)
-            {
-                for (final Segment segment : loadedSet.snapshot())
-                {
-                    segment.close();
-                }
-            }
-            if (null != openedCounters)
-            {
-                openedCounters.close();
-            }
-        }
-        catch (final RuntimeException | Error ex)
-        {
-            failure.addSuppressed(ex);
-        }
-        finally
-        {
-            directory.close();
-        }
+        this.lifecycle = lifecycle;
+        this.segments = lifecycle.segments;
+        this.flusher = lifecycle.flusher;
+        this.writer = lifecycle.writer;
     }
 
     /**
@@ -214,7 +85,7 @@ public final class Log implements AutoCloseable
     public static Log open(final LogContext ctx)
     {
         MissingJvmFlagException.check();
-        return new Log(ctx.conclude());
+        return new Log(new LogLifecycle(ctx.conclude()));
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -328,25 +199,7 @@ public final class Log implements AutoCloseable
      */
     public long truncateTo(final long offset)
     {
-        writer.acquire();
-        try
-        {
-            writer.checkOnline();
-            if (offset >= logEndOffset())
-            {
-                return logEndOffset();
-            }
-            if (offset < logStartOffset())
-            {
-                truncation.startAt(offset);
-                return offset;
-            }
-            return truncation.truncateTo(offset);
-        }
-        finally
-        {
-            writer.release();
-        }
+        return lifecycle.truncation.truncate(offset);
     }
 
     /**
@@ -358,25 +211,7 @@ public final class Log implements AutoCloseable
      */
     public void truncateFullyAndStartAt(final long offset)
     {
-        if (offset < 0)
-        {
-            throw new IllegalArgumentException("offset must not be negative: " + offset);
-        }
-        if (offset >= MAX_LOG_END_OFFSET)
-        {
-            throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "cannot start " + dir + " at " + offset +
-                ": it leaves no room for a record (the log end offset may not pass " + MAX_LOG_END_OFFSET + ")");
-        }
-        writer.acquire();
-        try
-        {
-            writer.checkOnline();
-            truncation.startAt(offset);
-        }
-        finally
-        {
-            writer.release();
-        }
+        lifecycle.truncation.truncateFullyAndStartAt(offset);
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -417,7 +252,7 @@ public final class Log implements AutoCloseable
         {
             throw new IllegalArgumentException("log start offset " + offset + " beyond the log end " + logEndOffset());
         }
-        retention.advanceLogStartOffset(offset);
+        lifecycle.retention.advanceLogStartOffset(offset);
     }
 
     /**
@@ -430,7 +265,7 @@ public final class Log implements AutoCloseable
     public int applyRetention()
     {
         writer.checkOnline();
-        return retention.apply();
+        return lifecycle.retention.apply();
     }
 
     /**
@@ -439,19 +274,9 @@ public final class Log implements AutoCloseable
     public LogReader openReader()
     {
         writer.checkOpen();
-        final LogReader reader = new LogReader(this, ctx.readVerifyCrc());
+        final LogReader reader = new LogReader(segments, writer, lifecycle.dir, lifecycle.ctx.readVerifyCrc());
         segments.addReader(reader);
         return reader;
-    }
-
-    void removeReader(final LogReader reader)
-    {
-        segments.removeReader(reader);
-    }
-
-    void readerLeft()
-    {
-        segments.readerLeft();
     }
 
     /**
@@ -469,21 +294,6 @@ public final class Log implements AutoCloseable
     Segment[] segmentsSnapshot()
     {
         return segments.snapshot();
-    }
-
-    Segment segmentFor(final long offset)
-    {
-        return segments.segmentFor(offset);
-    }
-
-    Segment segmentAfter(final Segment segment)
-    {
-        return segments.segmentAfter(segment);
-    }
-
-    int truncations()
-    {
-        return writer.truncations();
     }
 
     /** @return the offset the next appended record gets (acquire). */
@@ -537,19 +347,19 @@ public final class Log implements AutoCloseable
     /** @return the log directory. */
     public Path directory()
     {
-        return dir;
+        return lifecycle.dir;
     }
 
     /** @return the concluded configuration. */
     public LogContext context()
     {
-        return ctx;
+        return lifecycle.ctx;
     }
 
     /** @return what the open found and did. */
     public RecoveryReport recoveryReport()
     {
-        return recoveryReport;
+        return lifecycle.recoveryReport;
     }
 
     /** @return whether a fatal I/O error took the log offline. */
@@ -567,7 +377,7 @@ public final class Log implements AutoCloseable
     /** @return the log's agent, to schedule when the agent mode is {@link LogContext.AgentMode#EXTERNAL}. */
     public Agent agent()
     {
-        return agent;
+        return lifecycle.agent;
     }
 
     /**
@@ -577,11 +387,7 @@ public final class Log implements AutoCloseable
      */
     public int invokeAgent()
     {
-        if (null == agentInvoker)
-        {
-            throw new IllegalStateException("agent mode is " + ctx.agentMode() + ", not INVOKER");
-        }
-        return agentInvoker.invoke();
+        return lifecycle.invokeAgent();
     }
 
     // ------------------------------------------------------------------------------------------------------------
@@ -591,9 +397,9 @@ public final class Log implements AutoCloseable
     /**
      * Flush, trim the active segment, write the checkpoint and the clean-shutdown marker, stop the agent, and
      * release every mapping and the directory lock. Idempotent. Appends must have stopped: a writer call still in
-     * progress on another thread is waited for ({@value #CLOSE_WAIT_MS} ms), and if it does not end the log closes
-     * without trimming or unmapping its active segment (the next open recovers it), so that the writer never
-     * touches an unmapped page; its commit then fails with CLOSED. A claim left open by the closing thread is
+     * progress on another thread is waited for ({@value LogLifecycle#CLOSE_WAIT_MS} ms), and if it does not end the
+     * log closes without trimming or unmapping its active segment (the next open recovers it), so that the writer
+     * never touches an unmapped page; its commit then fails with CLOSED. A claim left open by the closing thread is
      * aborted. Readers inside a poll are waited for as long; a segment a reader is still inside is never unmapped
      * under it: the reader finishes the record its handler holds, its poll ends at the next batch boundary, and it
      * releases the mapping as it leaves. Their next poll gets CLOSED. This holds when a poll handler calls close
@@ -602,7 +408,7 @@ public final class Log implements AutoCloseable
     @Override
     public void close()
     {
-        shutdown(true);
+        lifecycle.shutdown(true);
     }
 
     /** Test seam kept for the crash suites: same as {@link #halt()}. */
@@ -620,98 +426,13 @@ public final class Log implements AutoCloseable
      */
     public void halt()
     {
-        shutdown(false);
-    }
-
-    /** Close ({@code clean}: flushed, trimmed, checkpointed, marked clean) or halt; idempotent. */
-    private void shutdown(final boolean clean)
-    {
-        if (!writer.markClosed())
-        {
-            return;
-        }
-        stopAgent();
-        final boolean writerStopped = stopWriter();
-        flusher.lock().lock();
-        segments.lock().lock();
-        try
-        {
-            if (clean && !flusher.isOffline() && writerStopped)
-            {
-                try
-                {
-                    flusher.forceAndCheckpoint(segments.snapshot(), logEndOffset(), logStartOffset(), false, true);
-                    writer.active().trimForClose(ctx.fileSync());
-                    flusher.writeCheckpointOnClose(logEndOffset(), logStartOffset());
-                    directory.writeCleanShutdownMarker();
-                }
-                catch (final IOException | RuntimeException ex)
-                {
-                    logger.log(System.Logger.Level.ERROR, "unclean close of " + dir + ": next open recovers it", ex);
-                }
-            }
-            releaseMappings(writerStopped);
-            segments.dropSpare(clean); // a halt leaves the spare's files, as a killed process does
-            counters.close();
-        }
-        finally
-        {
-            segments.lock().unlock();
-            flusher.lock().unlock();
-            if (writerStopped)
-            {
-                writer.releaseAfterClose(); // later writer calls get CLOSED, not "another writer call is in progress"
-            }
-            directory.close();
-        }
-    }
-
-    private void stopAgent()
-    {
-        if (null != agentRunner)
-        {
-            agentRunner.close();
-        }
-        else if (null != agentInvoker)
-        {
-            agentInvoker.close();
-        }
-        agent.close();
-    }
-
-    /**
-     * Make sure no writer call runs from now on: abort a claim the closing thread left open, and wait for a writer
-     * call in progress on another thread to end.
-     *
-     * @return true when the writer guard is now held by this thread; false when another thread is still inside a
-     *         writer call (then its segment must stay mapped and untrimmed).
-     */
-    private boolean stopWriter()
-    {
-        if (writer.stop(CLOSE_WAIT_MS))
-        {
-            return true;
-        }
-        logger.log(System.Logger.Level.WARNING, "closing " + dir + " while another thread is still inside a writer " +
-            "call after " + CLOSE_WAIT_MS + " ms: the active segment is left mapped and untrimmed, and the next open " +
-            "recovers the log");
-        return false;
-    }
-
-    private void releaseMappings(final boolean writerStopped)
-    {
-        final int leftToReaders = segments.releaseMappings(writerStopped ? null : writer.active(), CLOSE_WAIT_MS);
-        if (leftToReaders > 0)
-        {
-            logger.log(System.Logger.Level.INFO, "closed " + dir + " while readers were inside a poll: " +
-                leftToReaders + " segment mapping(s) are released by those readers as they leave");
-        }
+        lifecycle.shutdown(false);
     }
 
     @Override
     public String toString()
     {
-        return "Log{dir=" + dir + ", start=" + logStartOffset() + ", end=" + logEndOffset() +
+        return "Log{dir=" + lifecycle.dir + ", start=" + logStartOffset() + ", end=" + logEndOffset() +
             ", recoveryPoint=" + recoveryPoint() + ", segments=" + segments.count() + '}';
     }
 }

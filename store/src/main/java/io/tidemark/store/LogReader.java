@@ -4,6 +4,8 @@ import io.tidemark.store.format.Crc32c;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.nio.file.Path;
+
 /**
  * A cursor over a log: reads records or whole batches from its position up to a limit offset (the replication
  * layer passes the high watermark; {@link Long#MAX_VALUE} reads to the log end). Reads are zero-copy: handlers get
@@ -21,7 +23,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  */
 public final class LogReader implements AutoCloseable
 {
-    private final Log log;
+    private final LogSegments segments;
+    private final LogWriter writer;
+    private final Path dir;
     private final RecordBatch batch = new RecordBatch();
     private final Crc32c crc;
     private volatile Segment pinned;
@@ -33,12 +37,14 @@ public final class LogReader implements AutoCloseable
     private int truncationsSeen;
     private boolean closed;
 
-    LogReader(final Log log, final boolean verifyCrc)
+    LogReader(final LogSegments segments, final LogWriter writer, final Path dir, final boolean verifyCrc)
     {
-        this.log = log;
+        this.segments = segments;
+        this.writer = writer;
+        this.dir = dir;
         this.crc = verifyCrc ? new Crc32c() : null;
-        this.nextOffset = log.logStartOffset();
-        this.truncationsSeen = log.truncations();
+        this.nextOffset = segments.logStartOffset();
+        this.truncationsSeen = writer.truncations();
     }
 
     Segment pinned()
@@ -66,12 +72,12 @@ public final class LogReader implements AutoCloseable
     public void seek(final long offset)
     {
         checkOpen();
-        final long start = log.logStartOffset();
-        final long end = log.logEndOffset();
+        final long start = segments.logStartOffset();
+        final long end = writer.logEndOffset();
         if (offset < start || offset > end)
         {
             throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE,
-                "offset " + offset + " is outside [" + start + ", " + end + "] of " + log.directory());
+                "offset " + offset + " is outside [" + start + ", " + end + "] of " + dir);
         }
         nextOffset = offset;
         segment = null;
@@ -80,13 +86,13 @@ public final class LogReader implements AutoCloseable
     /** Move to the log start offset. */
     public void seekToBeginning()
     {
-        seek(log.logStartOffset());
+        seek(segments.logStartOffset());
     }
 
     /** Move to the log end offset: only records appended from now on will be read. */
     public void seekToEnd()
     {
-        seek(log.logEndOffset());
+        seek(writer.logEndOffset());
     }
 
     /**
@@ -137,7 +143,7 @@ public final class LogReader implements AutoCloseable
         final int limit)
     {
         checkOpen();
-        final long end = Math.min(maxOffset, log.logEndOffset());
+        final long end = Math.min(maxOffset, writer.logEndOffset());
         if (nextOffset >= end)
         {
             return 0;
@@ -158,13 +164,13 @@ public final class LogReader implements AutoCloseable
             }
             while (done < limit && nextOffset < end)
             {
-                if (log.isClosed())
+                if (writer.isClosed())
                 {
                     break; // closed during this poll: end it at this batch boundary; the next poll gets CLOSED
                 }
-                if (truncationsSeen != log.truncations())
+                if (truncationsSeen != writer.truncations())
                 {
-                    truncationsSeen = log.truncations();
+                    truncationsSeen = writer.truncations();
                     segment = null;
                 }
                 if (null == segment)
@@ -174,7 +180,7 @@ public final class LogReader implements AutoCloseable
                 final int size = segment.size();
                 if (position >= size)
                 {
-                    final Segment next = log.segmentAfter(segment);
+                    final Segment next = segments.segmentAfter(segment);
                     if (null == next)
                     {
                         break;
@@ -200,7 +206,7 @@ public final class LogReader implements AutoCloseable
                 final int status = RecordBatch.validate(buffer, position, size - position, Integer.MAX_VALUE, crc);
                 if (status != RecordBatch.VALID || length == 0)
                 {
-                    if (truncationsSeen != log.truncations())
+                    if (truncationsSeen != writer.truncations())
                     {
                         continue; // the log was truncated under us: relocate
                     }
@@ -253,9 +259,9 @@ public final class LogReader implements AutoCloseable
     private void leave()
     {
         pinned = null;
-        if (log.isClosed())
+        if (writer.isClosed())
         {
-            log.readerLeft();
+            segments.readerLeft();
         }
     }
 
@@ -263,16 +269,16 @@ public final class LogReader implements AutoCloseable
     {
         while (true)
         {
-            if (nextOffset < log.logStartOffset())
+            if (nextOffset < segments.logStartOffset())
             {
                 throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "offset " + nextOffset +
-                    " is below the log start offset " + log.logStartOffset() + " of " + log.directory());
+                    " is below the log start offset " + segments.logStartOffset() + " of " + dir);
             }
-            final Segment candidate = log.segmentFor(nextOffset);
+            final Segment candidate = segments.segmentFor(nextOffset);
             if (null == candidate)
             {
                 throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE,
-                    "no segment holds offset " + nextOffset + " of " + log.directory());
+                    "no segment holds offset " + nextOffset + " of " + dir);
             }
             pinned = candidate;
             if (candidate.isRetired())
@@ -304,7 +310,7 @@ public final class LogReader implements AutoCloseable
         pollingThread = Thread.currentThread();
         try
         {
-            for (final Segment candidate : log.segmentsSnapshot())
+            for (final Segment candidate : segments.snapshot())
             {
                 if (candidate.maxTimestamp() < timestamp)
                 {
@@ -317,7 +323,7 @@ public final class LogReader implements AutoCloseable
                     continue;
                 }
                 checkOpen();
-                final long from = Math.max(candidate.timeIndex().lookup(timestamp), log.logStartOffset());
+                final long from = Math.max(candidate.timeIndex().lookup(timestamp), segments.logStartOffset());
                 int at = candidate.positionOf(Math.max(from, candidate.baseOffset()));
                 final int size = candidate.size();
                 final UnsafeBuffer buffer = candidate.buffer();
@@ -329,10 +335,10 @@ public final class LogReader implements AutoCloseable
                             " while searching timestamp " + timestamp);
                     }
                     batch.wrap(buffer, at);
-                    if (batch.maxTimestamp() >= timestamp && batch.nextOffset() > log.logStartOffset())
+                    if (batch.maxTimestamp() >= timestamp && batch.nextOffset() > segments.logStartOffset())
                     {
                         final long found = batch.firstOffsetAtOrAfter(timestamp);
-                        return Math.max(found, log.logStartOffset());
+                        return Math.max(found, segments.logStartOffset());
                     }
                     at += batch.frameLength();
                 }
@@ -348,7 +354,7 @@ public final class LogReader implements AutoCloseable
 
     private StorageException corrupt(final String message)
     {
-        return new StorageException(StorageErrorCode.CORRUPT_BATCH, message + " in " + log.directory());
+        return new StorageException(StorageErrorCode.CORRUPT_BATCH, message + " in " + dir);
     }
 
     private void checkOpen()
@@ -357,10 +363,10 @@ public final class LogReader implements AutoCloseable
         {
             throw new StorageException(StorageErrorCode.CLOSED, "reader is closed");
         }
-        if (log.isClosed())
+        if (writer.isClosed())
         {
             pinned = null;
-            throw new StorageException(StorageErrorCode.CLOSED, "log " + log.directory() + " is closed");
+            throw new StorageException(StorageErrorCode.CLOSED, "log " + dir + " is closed");
         }
     }
 
@@ -372,7 +378,7 @@ public final class LogReader implements AutoCloseable
         {
             closed = true;
             pinned = null;
-            log.removeReader(this);
+            segments.removeReader(this);
         }
     }
 }

@@ -45,12 +45,65 @@ final class LogTruncation
     }
 
     /**
+     * The writer call {@link Log#truncateTo}: takes the writer's guard, and cuts the log unless {@code offset} is at or
+     * past its end; an offset below the log start starts the log again, empty, there.
+     *
+     * @return the new log end offset.
+     */
+    long truncate(final long offset)
+    {
+        writer.acquire();
+        try
+        {
+            writer.checkOnline();
+            if (offset >= writer.logEndOffset())
+            {
+                return writer.logEndOffset();
+            }
+            if (offset < segments.logStartOffset())
+            {
+                startAt(offset);
+                return offset;
+            }
+            return truncateTo(offset);
+        }
+        finally
+        {
+            writer.release();
+        }
+    }
+
+    /** The writer call {@link Log#truncateFullyAndStartAt}: checks the offset, takes the writer's guard, restarts. */
+    void truncateFullyAndStartAt(final long offset)
+    {
+        if (offset < 0)
+        {
+            throw new IllegalArgumentException("offset must not be negative: " + offset);
+        }
+        if (offset >= Log.MAX_LOG_END_OFFSET)
+        {
+            throw new StorageException(StorageErrorCode.OFFSET_OUT_OF_RANGE, "cannot start " + dir + " at " + offset +
+                ": it leaves no room for a record (the log end offset may not pass " + Log.MAX_LOG_END_OFFSET + ")");
+        }
+        writer.acquire();
+        try
+        {
+            writer.checkOnline();
+            startAt(offset);
+        }
+        finally
+        {
+            writer.release();
+        }
+    }
+
+    /**
      * Cut the log at the start of the batch holding {@code offset} (see {@link Log#truncateTo}). Writer thread,
      * inside the writer's guard.
      *
      * @return the new log end offset.
      */
-    long truncateTo(final long offset)
+    private long truncateTo(final long offset)
     {
         flusher.lock().lock();
         segments.lock().lock();
@@ -135,7 +188,7 @@ final class LogTruncation
      * Delete every segment and start the log again, empty, at {@code offset} (see
      * {@link Log#truncateFullyAndStartAt}). Writer thread, inside the writer's guard.
      */
-    void startAt(final long offset)
+    private void startAt(final long offset)
     {
         flusher.lock().lock();
         segments.lock().lock();

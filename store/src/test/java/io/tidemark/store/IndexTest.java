@@ -120,11 +120,11 @@ class IndexTest
                         final UnsafeBuffer v = new UnsafeBuffer(new byte[random.nextInt(300)]);
                         claim.addRecord(BatchClaim.NOW, null, 0, -1, v, 0, v.capacity());
                     }
-                    final Segment active = log.segmentFor(log.logEndOffset());
+                    final Segment active = log.activeSegmentForTest();
                     final int position = active.size();
                     batchStarts.put(claim.commit(), position);
                 }
-                final Segment segment = log.segmentFor(0);
+                final Segment segment = log.segmentsSnapshot()[0];
                 assertEquals(1, log.segmentCount());
                 if (interval == 4096)
                 {
