@@ -15,7 +15,6 @@ import io.tidemark.store.format.RecordBatchDescriptor;
 import io.tidemark.store.format.SegmentFiles;
 
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
 import java.nio.ByteBuffer;
@@ -563,7 +562,7 @@ public final class LogInspector
      */
     public IndexContent offsetIndex(final SegmentInfo segment)
     {
-        return readIndex(segment.offsetIndex(), segment.baseOffset(), IndexDescriptor.OFFSET_INDEX_ENTRY_LENGTH);
+        return IndexFileReader.read(segment.offsetIndex(), segment.baseOffset(), IndexDescriptor.OFFSET_INDEX_ENTRY_LENGTH);
     }
 
     /**
@@ -572,78 +571,7 @@ public final class LogInspector
      */
     public IndexContent timeIndex(final SegmentInfo segment)
     {
-        return readIndex(segment.timeIndex(), segment.baseOffset(), IndexDescriptor.TIME_INDEX_ENTRY_LENGTH);
-    }
-
-    private static IndexContent readIndex(final Path file, final long baseOffset, final int entryLength)
-    {
-        final byte[] content;
-        try
-        {
-            if (!Files.isRegularFile(file))
-            {
-                return new IndexContent(file, false, 0, false, new long[0], new long[0], 0);
-            }
-            content = Files.readAllBytes(file);
-        }
-        catch (final NoSuchFileException ex)
-        {
-            return new IndexContent(file, false, 0, false, new long[0], new long[0], 0);
-        }
-        catch (final IOException ex)
-        {
-            throw new StorageException(StorageErrorCode.IO_ERROR, "cannot read " + file, ex);
-        }
-        final UnsafeBuffer buffer = new UnsafeBuffer(content);
-        final int slots = content.length / entryLength;
-        int entries = slots;
-        for (int i = 1; i < slots; i++)
-        {
-            boolean zero = true;
-            for (int b = i * entryLength, end = b + entryLength; b < end && zero; b++)
-            {
-                zero = content[b] == 0;
-            }
-            if (zero)
-            {
-                entries = i;
-                break;
-            }
-        }
-        if (slots > 0 && allZero(content, 0, entryLength))
-        {
-            entries = 0; // an entry is never all zero: the first offset index entry has a position above 0
-        }
-        final long[] offsets = new long[entries];
-        final long[] values = new long[entries];
-        for (int i = 0; i < entries; i++)
-        {
-            final int at = i * entryLength;
-            if (entryLength == IndexDescriptor.OFFSET_INDEX_ENTRY_LENGTH)
-            {
-                offsets[i] = baseOffset + buffer.getInt(at);
-                values[i] = buffer.getInt(at + 4);
-            }
-            else
-            {
-                values[i] = buffer.getLong(at);
-                offsets[i] = baseOffset + buffer.getInt(at + 8);
-            }
-        }
-        return new IndexContent(file, true, content.length, content.length % entryLength == 0, offsets, values,
-            slots - entries);
-    }
-
-    private static boolean allZero(final byte[] content, final int from, final int length)
-    {
-        for (int i = from; i < from + length; i++)
-        {
-            if (content[i] != 0)
-            {
-                return false;
-            }
-        }
-        return true;
+        return IndexFileReader.read(segment.timeIndex(), segment.baseOffset(), IndexDescriptor.TIME_INDEX_ENTRY_LENGTH);
     }
 
     // ------------------------------------------------------------------------------------------------------------
