@@ -96,12 +96,8 @@ final class HostGateway implements Agent
     private int readLimit;
     private long nextHousekeepingMs;
     private int livenessFragments; // of the control poll under way: heartbeats and controller announcements
-    /** Clients with produce results waiting for their reply publication (results come from the agents' thread). */
-    private final java.util.concurrent.atomic.AtomicInteger peersWithBacklog =
-        new java.util.concurrent.atomic.AtomicInteger();
-    private final java.util.concurrent.atomic.AtomicLong resultsDropped = new java.util.concurrent.atomic.AtomicLong();
-    private final io.tidemark.replication.RateLimitedLog remoteLog =
-        new io.tidemark.replication.RateLimitedLog(System.getLogger(HostGateway.class.getName()));
+    /** What the clients' produce results share: who has a backlog, how many were dropped. */
+    private final ClientReplies.Totals replyTotals = new ClientReplies.Totals();
 
     /** A client this host has heard from: its reply publication, token, replay window and producer session here. */
     private final class ClientPeer
@@ -113,11 +109,8 @@ final class HostGateway implements Agent
         final FrameWriter writer;
         final ReplayWindow window = new ReplayWindow();
         final int session;
-        final UnsafeBuffer result = new UnsafeBuffer(ByteBuffer.allocateDirect(PRODUCE_RESULT_LENGTH));
+        final ClientReplies results;
         final UnsafeBuffer ack = new UnsafeBuffer(new byte[HELLO_ACK_LENGTH]);
-        /** Results the reply publication refused, sent again before newer ones (guarded by {@link #result}). */
-        final ResultBacklog backlog = new ResultBacklog();
-        boolean backlogged; // counted in peersWithBacklog (guarded by result)
         long lastHeardMs;
         long helloDeadlineMs;
 
@@ -128,6 +121,7 @@ final class HostGateway implements Agent
             this.sourceAddress = sourceAddress;
             this.reply = reply;
             this.writer = new FrameWriter(secret, clusterHash, FrameDescriptor.HOST, hostId, incarnation, 0);
+            this.results = new ClientReplies(hostId, clientId, sourceAddress, reply, writer, replyTotals);
             this.session = sessions.register(this::onComplete);
             ack.putLong(HELLO_ACK_TOKEN_OFFSET, token, ORDER);
         }
@@ -136,75 +130,7 @@ final class HostGateway implements Agent
         private void onComplete(final io.tidemark.replication.TopicPartition tp, final long correlationId,
             final long baseOffset, final ReplicationError error)
         {
-            sendResult(node.partitionIdOf(tp), correlationId, baseOffset, error);
-        }
-
-        /**
-         * Send a produce result, or keep it (in order, behind any kept before) when the reply publication refuses it:
-         * {@link #resendBacklog} tries again every duty cycle.
-         */
-        void sendResult(final int partitionId, final long correlationId, final long baseOffset,
-            final ReplicationError error)
-        {
-            synchronized (result)
-            {
-                if (backlog.isEmpty() && offerResult(partitionId, error.code(), correlationId, baseOffset))
-                {
-                    return;
-                }
-                if (!backlog.add(partitionId, error.code(), correlationId, baseOffset))
-                {
-                    final long dropped = resultsDropped.incrementAndGet(); // the client's own backstop applies
-                    remoteLog.log(System.Logger.Level.WARNING, "results dropped", "host " + hostId + " dropped " +
-                        dropped + " produce result(s) in all for clients that read none of the last " +
-                        ResultBacklog.MAX_ENTRIES + " (client " + clientId + " at " + sourceAddress + ")");
-                }
-                else if (!backlogged)
-                {
-                    backlogged = true;
-                    peersWithBacklog.incrementAndGet();
-                }
-            }
-        }
-
-        /** @return results of the backlog sent now, oldest first, until the publication refuses one. */
-        int resendBacklog()
-        {
-            synchronized (result)
-            {
-                int sent = 0;
-                while (!backlog.isEmpty() && offerResult(backlog.partitionId(), backlog.errorCode(),
-                    backlog.correlationId(), backlog.baseOffset()))
-                {
-                    backlog.removeOldest();
-                    sent++;
-                }
-                if (backlog.isEmpty())
-                {
-                    unmarkBacklogged();
-                }
-                return sent;
-            }
-        }
-
-        private void unmarkBacklogged()
-        {
-            if (backlogged)
-            {
-                backlogged = false;
-                peersWithBacklog.decrementAndGet();
-            }
-        }
-
-        private boolean offerResult(final int partitionId, final int errorCode, final long correlationId,
-            final long baseOffset)
-        {
-            result.putInt(RESULT_PARTITION_OFFSET, partitionId, ORDER);
-            result.putInt(RESULT_ERROR_OFFSET, errorCode, ORDER);
-            result.putLong(RESULT_CORRELATION_OFFSET, correlationId, ORDER);
-            result.putLong(PRODUCE_RESULT_BASE_OFFSET, baseOffset, ORDER);
-            return writer.offer(reply, PRODUCE_RESULT, FrameDescriptor.CLIENT_RECEIVER, clientId, result, 0,
-                PRODUCE_RESULT_LENGTH) > 0;
+            results.send(node.partitionIdOf(tp), correlationId, baseOffset, error);
         }
 
         boolean sendHelloAck()
@@ -215,11 +141,7 @@ final class HostGateway implements Agent
         void close()
         {
             sessions.unregister(session);
-            synchronized (result)
-            {
-                backlog.clear();
-                unmarkBacklogged();
-            }
+            results.close();
             CloseHelper.quietClose(reply);
         }
     }
@@ -262,11 +184,11 @@ final class HostGateway implements Agent
         channel.reading(System.nanoTime());
         livenessFragments = 0;
         int work = controlIn.poll(controlAssembler, 16) - livenessFragments; // liveness traffic is not work
-        if (peersWithBacklog.get() > 0)
+        if (replyTotals.clientsWithBacklog.get() > 0)
         {
             for (final ClientPeer peer : clients.values())
             {
-                work += peer.resendBacklog();
+                work += peer.results.resendBacklog();
             }
         }
         work += gatewayIn.poll(gatewayAssembler, 64);
@@ -539,7 +461,7 @@ final class HostGateway implements Agent
             buffer, offset + PRODUCE_RECORDS_OFFSET, length - PRODUCE_RECORDS_OFFSET);
         if (error != ReplicationError.NONE)
         {
-            peer.sendResult(partitionId, correlationId, -1, error);
+            peer.results.send(partitionId, correlationId, -1, error);
         }
     }
 

@@ -68,7 +68,6 @@ public final class ReplicaHost
     {
         public void opened(final Replica replica, final PartitionState latest)
         {
-            pretouchSpent += replica.pretouchBytes;
             add(replica);
             apply(latest);
         }
@@ -586,17 +585,11 @@ public final class ReplicaHost
                 {
                     final io.tidemark.store.Log opened = openedAtStart.remove(
                         Path.of(state.topicPartition().logName()));
-                    final long pretouchAllowance = ctx.hostPretouchBudgetBytes() - pretouchSpent;
-                    opener.open(state, () -> openReplica(state, opened, pretouchAllowance));
+                    opener.open(state, () -> openReplica(state, opened)); // one open at a time: the budget holds
                 }
                 return; // applied once open (collectOpened)
             }
-            final io.tidemark.store.Log opened = openedAtStart.remove(Path.of(state.topicPartition().logName()));
-            replica = openReplica(state, opened, ctx.hostPretouchBudgetBytes() - pretouchSpent);
-            if (null == opened)
-            {
-                pretouchSpent += replica.pretouchBytes;
-            }
+            replica = openReplica(state, openedAtStart.remove(Path.of(state.topicPartition().logName())));
             add(replica);
         }
         final PartitionState known = replica.state;
@@ -629,12 +622,13 @@ public final class ReplicaHost
     }
 
     /**
-     * Open the replica of {@code state}: over its log opened at start (its pretouch counted then), or opening it.
-     * Runs on the agent thread, or on the {@link ReplicaOpener}'s (which does nothing else meanwhile: the counters
-     * manager is used by one thread at a time).
+     * Open the replica of {@code state}: over its log opened at start (its pretouch counted then), or opening it,
+     * within what is left of the host's pretouch budget ({@code pretouchSpent}: written by one thread at a time, the
+     * starting thread, then the agent thread or, where there is one, the opener's).
+     * Runs on the agent thread, or on the {@link ReplicaOpener}'s (the counters file's manager is a
+     * {@code ConcurrentCountersManager}: counters may be allocated there while the agent thread runs).
      */
-    private Replica openReplica(final PartitionState state, final io.tidemark.store.Log openedAtStart,
-        final long pretouchAllowance)
+    private Replica openReplica(final PartitionState state, final io.tidemark.store.Log openedAtStart)
     {
         if (null != openedAtStart)
         {
@@ -642,8 +636,11 @@ public final class ReplicaHost
             replica.pretouchBytes = 0; // counted at start
             return replica;
         }
-        return Replica.open(hostId, state, Replica.openLog(dir.resolve(state.topicPartition().logName()), ctx,
-            counters.manager(), pretouchAllowance), ctx, counters.manager());
+        final Replica replica = Replica.open(hostId, state, Replica.openLog(dir.resolve(
+            state.topicPartition().logName()), ctx, counters.manager(), ctx.hostPretouchBudgetBytes() - pretouchSpent),
+            ctx, counters.manager());
+        pretouchSpent += replica.pretouchBytes;
+        return replica;
     }
 
     private void add(final Replica replica)
