@@ -1,7 +1,5 @@
 package io.tidemark.host;
 
-import java.util.Arrays;
-
 /**
  * The produce results a client's reply publication refused (back pressure: the client reads slower than its results
  * come, e.g. a burst of acknowledgements when a high watermark catches up after a stall), kept in order and sent again
@@ -116,7 +114,6 @@ final class ResultBacklog
             final int from = ((head + i) % capacity) * LONGS_PER_ENTRY;
             System.arraycopy(entries, from, next, i * LONGS_PER_ENTRY, LONGS_PER_ENTRY);
         }
-        Arrays.fill(entries, 0);
         entries = next;
         head = 0;
     }

@@ -74,11 +74,7 @@ public final class ReplicaHost
 
         public void failed(final PartitionState state, final Throwable failure)
         {
-            if (failure instanceof StorageException storage)
-            {
-                throw storage;
-            }
-            if (failure instanceof RuntimeException runtime)
+            if (failure instanceof RuntimeException runtime) // a StorageException among them: the agent decides
             {
                 throw runtime;
             }
