@@ -55,6 +55,7 @@ class ConfigurationTablesTest
         "ZooKeeperSettings", ZooKeeperSettings.CONFIG,
         "KafkaContext", io.tidemark.kafka.KafkaContext.CONFIG,
         "HostConfig", HostConfig.CONFIG,
+        "ClientConfig", ClientConfig.CONFIG,
         "ProducerContext", ProducerContext.CONFIG,
         "ConsumerContext", ConsumerContext.CONFIG);
 

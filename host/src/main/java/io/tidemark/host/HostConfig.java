@@ -1,5 +1,6 @@
 package io.tidemark.host;
 
+import io.tidemark.client.remote.protocol.ClusterConfig;
 import io.tidemark.client.remote.protocol.ClusterSettings;
 import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.kafka.KafkaContext;
@@ -38,9 +39,11 @@ import java.util.Set;
  * ({@link ClusterSecret}); running without one takes the explicit {@code cluster.insecure=true}.
  * Every value is checked by {@link #validate()}: a bad one is a {@link ConfigException} naming its key.
  * <p>
- * The keys' definitions (defaults, accepted values, documentation) live beside it, in {@code HostKeys}.
+ * The keys' definitions (defaults, accepted values, documentation) live beside it, in {@code HostKeys}; those a
+ * host shares with its remote clients (cluster, media driver, MTU, secret) are {@link ClusterSettings}', and their
+ * values and accessors {@link ClusterConfig}'s.
  */
-public final class HostConfig
+public final class HostConfig extends ClusterConfig<HostConfig>
 {
     /** This host's id, in {@code [0, 64)}, one of {@link #CLUSTER_HOSTS}. */
     public static final String HOST_ID = "host.id";
@@ -114,18 +117,11 @@ public final class HostConfig
 
     private int hostId;
     private Path hostDir;
-    private String clusterId;
     private final Map<Integer, String> endpoints = new LinkedHashMap<>();
-    private String aeronDir;
     private io.tidemark.aeron.AeronMedia.Profile threading;
-    private int transportMtu;
-    private Path secretFile;
-    private boolean insecure;
-    private ClusterSecret secret;
     private int clientMax;
     private int clientMaxPerAddress;
     private long clientIdleTimeoutMs;
-    private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
     private ReplicationContext replication = new ReplicationContext();
     private Map<String, String> replicationProperties = Map.of();
     private KafkaContext kafka;
@@ -177,7 +173,7 @@ public final class HostConfig
                 replication.put(key, value);
             }
         }
-        config.zooKeeper = ZooKeeperSettings.fromProperties(zk);
+        config.zooKeeper(ZooKeeperSettings.fromProperties(zk));
         PROCESS_DEFAULTS.forEach(replication::putIfAbsent);
         config.replication = ReplicationContext.fromProperties(replication);
         config.replicationProperties = Map.copyOf(replication);
@@ -222,9 +218,8 @@ public final class HostConfig
             throw new ConfigException(CLIENT_MAX_PER_ADDRESS, "must be in [1, " + CLIENT_MAX + "=" + clientMax + "]: " +
                 clientMaxPerAddress);
         }
-        zooKeeper.conclude();
         ReplicationContext.fromProperties(replicationProperties).conclude(); // ranges; the host's own is concluded
-        secret = ClusterSettings.secret(secretFile, insecure);
+        concludeCluster();
         return this;
     }
 
@@ -302,19 +297,6 @@ public final class HostConfig
         return this;
     }
 
-    /** @return the cluster's name. */
-    public String clusterId()
-    {
-        return clusterId;
-    }
-
-    /** @param id the cluster's name. @return this. */
-    public HostConfig clusterId(final String id)
-    {
-        this.clusterId = null == id ? null : id.trim();
-        return this;
-    }
-
     /** @param list every host as {@code id@address:port}, comma separated. @return this. */
     public HostConfig clusterHosts(final String list)
     {
@@ -343,19 +325,6 @@ public final class HostConfig
         return endpoints.keySet().stream().mapToInt(Integer::intValue).max().orElse(-1) + 1;
     }
 
-    /** @return the external media driver's directory, or null for an embedded driver. */
-    public String aeronDir()
-    {
-        return aeronDir;
-    }
-
-    /** @param dir an external media driver's directory, or null/empty for an embedded driver. @return this. */
-    public HostConfig aeronDir(final String dir)
-    {
-        this.aeronDir = null == dir || dir.isBlank() ? null : dir.trim();
-        return this;
-    }
-
     /** @return the threading profile ({@link #THREADING}). */
     public io.tidemark.aeron.AeronMedia.Profile threading()
     {
@@ -367,57 +336,6 @@ public final class HostConfig
     {
         this.threading = null == profile ? io.tidemark.aeron.AeronMedia.Profile.SHARED : profile;
         return this;
-    }
-
-    /** @return the configured MTU ({@link #TRANSPORT_MTU}), or {@link io.tidemark.aeron.UdpChannels#AUTO}. */
-    public int transportMtu()
-    {
-        return transportMtu;
-    }
-
-    /** @param mtu the MTU ({@link #TRANSPORT_MTU}), or {@link io.tidemark.aeron.UdpChannels#AUTO}. @return this. */
-    public HostConfig transportMtu(final int mtu)
-    {
-        this.transportMtu = mtu;
-        return this;
-    }
-
-    /** @param file the cluster secret file, or null. @return this. */
-    public HostConfig secretFile(final Path file)
-    {
-        this.secretFile = file;
-        this.secret = null;
-        return this;
-    }
-
-    /** @return the cluster secret file, or null. */
-    Path secretFile()
-    {
-        return secretFile;
-    }
-
-    /** @return whether to run without a secret. */
-    boolean insecure()
-    {
-        return insecure;
-    }
-
-    /** @param insecure whether to run without a secret (local try-outs only). @return this. */
-    public HostConfig insecure(final boolean insecure)
-    {
-        this.insecure = insecure;
-        this.secret = null;
-        return this;
-    }
-
-    /** @return the cluster secret (read by {@link #validate()}), never logged. */
-    public ClusterSecret secret()
-    {
-        if (null == secret)
-        {
-            secret = ClusterSettings.secret(secretFile, insecure);
-        }
-        return secret;
     }
 
     /** @return the limits on this host's clients. */
@@ -437,19 +355,6 @@ public final class HostConfig
         this.clientMax = maxClients;
         this.clientMaxPerAddress = maxClientsPerAddress;
         this.clientIdleTimeoutMs = idleTimeoutMs;
-        return this;
-    }
-
-    /** @return ZooKeeper settings. */
-    public ZooKeeperSettings zooKeeper()
-    {
-        return zooKeeper;
-    }
-
-    /** @param settings ZooKeeper settings. @return this. */
-    public HostConfig zooKeeper(final ZooKeeperSettings settings)
-    {
-        this.zooKeeper = settings;
         return this;
     }
 
@@ -483,11 +388,9 @@ public final class HostConfig
     @Override
     public String toString()
     {
-        return "HostConfig{host.id=" + hostId + ", host.dir=" + hostDir + ", cluster.id=" + clusterId +
-            ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir + ", host.threading=" +
-            threading.name().toLowerCase(java.util.Locale.ROOT) + ", transport.mtu=" +
-            (transportMtu == io.tidemark.aeron.UdpChannels.AUTO ? "auto" : Integer.toString(transportMtu)) + ", " +
-            (insecure ? CLUSTER_INSECURE + "=true" : CLUSTER_SECRET_FILE + "=" + secretFile) + ", " + zooKeeper +
+        return "HostConfig{host.id=" + hostId + ", host.dir=" + hostDir + ", cluster.id=" + clusterId() +
+            ", cluster.hosts=" + endpoints + ", aeron.dir=" + aeronDir() + ", host.threading=" +
+            threading.name().toLowerCase(java.util.Locale.ROOT) + ", " + describeCluster() +
             (null == kafka ? "" : ", kafka.listener=" + kafka.host() + ":" + kafka.port() + ", " +
             KafkaContext.SECURITY_PROTOCOL + "=" + kafka.securityProtocol().name) + '}';
     }

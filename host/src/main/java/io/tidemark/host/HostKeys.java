@@ -2,7 +2,6 @@ package io.tidemark.host;
 
 import io.tidemark.aeron.AeronMedia;
 import io.tidemark.client.remote.protocol.ClusterSettings;
-import io.tidemark.aeron.UdpChannels;
 import io.tidemark.store.ConfigException;
 import io.tidemark.store.config.ConfigDef;
 import io.tidemark.store.config.ConfigKey;
@@ -16,7 +15,8 @@ import static io.tidemark.host.HostConfig.*;
 /**
  * The definitions of {@link HostConfig}'s own keys (the names are its constants; ZooKeeper's, replication's and the
  * Kafka listener's keys are defined by their classes): type, default, accepted values and the text of each key's
- * row in docs/configuration.md, in the table's order. As Aeron keeps a component's {@code Configuration} beside its
+ * row in docs/configuration.md, in the table's order; the keys a host shares with its clients are bound from
+ * {@link ClusterSettings}' definitions. As Aeron keeps a component's {@code Configuration} beside its
  * {@code Context}: the keys here, the values there. Checks that relate two keys (the host in the host list, the
  * per-address limit under the total, the secret file or insecure) stay in {@link HostConfig#validate()}.
  */
@@ -36,26 +36,14 @@ final class HostKeys
             .withDefaultText("required")
             .withDoc("Directory of this host's replica logs (locked against a second host by `host.lock`)."),
             HostConfig::hostDir, HostConfig::hostDir)
-        .define(ConfigKey.ofString(CLUSTER_ID, null)
-            .withValidator((v) -> null == v || !v.matches("[A-Za-z0-9._-]{1,128}") ?
-                "need 1 to 128 of A-Z a-z 0-9 . _ -, not '" + v + "'" : null)
-            .withDefaultText("required")
-            .withDoc("The cluster's name, 1 to 128 of `A-Z a-z 0-9 . _ -`; hosts and clients of another cluster are " +
-            "refused."),
-            HostConfig::clusterId, HostConfig::clusterId)
+        .define(ClusterSettings.CLUSTER_ID_KEY, HostConfig::clusterId, HostConfig::clusterId)
         .define(endpointsKey()
             .withValidator(HostKeys::checkEndpoints)
             .withDefaultText("required")
             .withDoc("Every host of the cluster as `id@address:port`, separated by commas: the Aeron UDP endpoints. " +
             "Ids 0 to n-1 without gaps; no two hosts on one endpoint."),
             HostConfig::endpoints, HostConfig::endpoints)
-        .define(ConfigKey.ofString(AERON_DIR, null)
-            .withValidator((v) -> null != v && !v.isEmpty() && !Files.isDirectory(Path.of(v)) ?
-                "no media driver directory at " + v : null)
-            .withDefaultText("empty: an embedded media driver")
-            .withDoc("Directory of an external Aeron media driver. The embedded driver lives in `/dev/shm` where " +
-            "there is one, else in the temporary directory."),
-            HostConfig::aeronDir, HostConfig::aeronDir)
+        .define(ClusterSettings.AERON_DIR_KEY, HostConfig::aeronDir, HostConfig::aeronDir)
         .define(ConfigKey.of(THREADING, AeronMedia.Profile.class, AeronMedia.Profile.SHARED, HostKeys::threading)
             .withDefaultText("`shared`")
             .withDoc("`shared`: for machines whose cores other processes share. One thread runs the embedded media " +
@@ -67,34 +55,9 @@ final class HostKeys
             "to spare: the host's agents, the gateway and the driver's sender and receiver each busy-spin on a " +
             "thread of their own."),
             HostConfig::threading, HostConfig::threading)
-        .define(ConfigKey.of(TRANSPORT_MTU, Integer.class, UdpChannels.AUTO,
-                (t) -> ClusterSettings.parseMtu(TRANSPORT_MTU, t))
-            .withValidator((v) ->
-            {
-                ClusterSettings.checkMtu(TRANSPORT_MTU, v);
-                return null;
-            })
-            .withDefaultText("`auto`")
-            .withDoc("The Aeron MTU of the host's publications. `auto`: the MTU of the interface that reaches each " +
-            "destination less the IP and UDP headers: Aeron's 1408 on Ethernet (1500) and below, 8960 on jumbo " +
-            "frames, 65504 on loopback; subscriptions get a receiver window and socket buffer of 32 such datagrams " +
-            "(128 KiB to 2 MiB, at most `net.core.rmem_max`). Or a multiple of 32 in [1024, 65504], for a path " +
-            "whose MTU is smaller than the hosts' interfaces. Fewer, larger datagrams are what cut the media " +
-            "driver's CPU per record " +
-            "([benchmarks](benchmarks.md#multi-process-tidemarks-host-jvms-beside-a-real-kafka))."),
-            HostConfig::transportMtu, HostConfig::transportMtu)
-        .define(ConfigKey.of(CLUSTER_SECRET_FILE, Path.class, null, HostKeys::path)
-            .withDefaultText("required, unless `cluster.insecure=true`")
-            .withDoc("File holding the cluster secret that keys the authentication tag of every message (`tidemark " +
-            "secret FILE` writes one). Refused if its group or others may read it, or it holds fewer than 32 bytes. " +
-            "Never logged. [Safety at the edges](multi-host.md#safety-at-the-edges)."),
-            HostConfig::secretFile, HostConfig::secretFile)
-        .define(ConfigKey.of(CLUSTER_INSECURE, Boolean.class, false,
-                (t) -> ClusterSettings.parseBoolean(CLUSTER_INSECURE, t))
-            .withDefaultText("`false`")
-            .withDoc("`true`: no secret, no message is authenticated; for local try-outs only, logged as a warning " +
-            "at every start. Exclusive with `cluster.secret.file`."),
-            HostConfig::insecure, HostConfig::insecure)
+        .define(ClusterSettings.TRANSPORT_MTU_KEY, HostConfig::transportMtu, HostConfig::transportMtu)
+        .define(ClusterSettings.CLUSTER_SECRET_FILE_KEY, HostConfig::secretFile, HostConfig::secretFile)
+        .define(ClusterSettings.CLUSTER_INSECURE_KEY, HostConfig::insecure, HostConfig::insecure)
         .define(ConfigKey.ofInt(CLIENT_MAX, 256, 1, 65_536)
             .withDoc("Most clients the host serves at once; a HELLO beyond it is dropped and counted " +
             "(`client-limit`). 1 to 65536."),

@@ -1,12 +1,13 @@
 package io.tidemark.client.remote;
 
-import io.tidemark.aeron.ClusterSecret;
+import io.tidemark.client.remote.protocol.ClusterConfig;
 import io.tidemark.client.remote.protocol.ClusterSettings;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.config.ConfigDef;
+import io.tidemark.store.config.ConfigKey;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Properties;
 import java.util.Set;
@@ -24,8 +25,10 @@ import java.util.Set;
  * cluster.secret.file=/etc/tidemark/cluster.secret   # the hosts' secret; or cluster.insecure=true (try-outs)
  * # optional: aeron.dir (an external media driver), request.max.bytes (default 524224), request.timeout.ms
  * </pre>
+ * The keys it shares with a host (cluster, media driver, MTU, secret) are defined once in {@link ClusterSettings}
+ * and held by {@link ClusterConfig}; its own are defined here. {@link #CONFIG} parses, checks and documents them.
  */
-public final class ClientConfig
+public final class ClientConfig extends ClusterConfig<ClientConfig>
 {
     /** The cluster's name; must match the one its hosts wrote in ZooKeeper. */
     public static final String CLUSTER_ID = ClusterSettings.CLUSTER_ID;
@@ -43,23 +46,52 @@ public final class ClientConfig
     public static final String CLUSTER_SECRET_FILE = ClusterSettings.CLUSTER_SECRET_FILE;
     /** {@code true}: no secret (only against insecure hosts, local try-outs). */
     public static final String CLUSTER_INSECURE = ClusterSettings.CLUSTER_INSECURE;
-    /** Keys of this class (the rest are ZooKeeper's). */
-    public static final Set<String> KEYS = Set.of(CLUSTER_ID, CLIENT_ENDPOINT, AERON_DIR, REQUEST_MAX_BYTES,
-        REQUEST_TIMEOUT_MS, TRANSPORT_MTU, CLUSTER_SECRET_FILE, CLUSTER_INSECURE);
 
     /** Default {@link #REQUEST_MAX_BYTES}: an eighth of a leader's default produce queue, less the header. */
     public static final int DEFAULT_REQUEST_MAX_BYTES = 4 * 1024 * 1024 / 8 - 64;
 
-    private String clusterId;
-    private String endpoint = "127.0.0.1:0";
-    private String aeronDir;
-    private int requestMaxBytes = DEFAULT_REQUEST_MAX_BYTES;
-    private long requestTimeoutMs = 5_000;
-    private int transportMtu = io.tidemark.aeron.UdpChannels.AUTO;
-    private ZooKeeperSettings zooKeeper = new ZooKeeperSettings();
-    private Path secretFile;
-    private boolean insecure;
-    private ClusterSecret secret;
+    /**
+     * This class's keys, defined once (type, default, accepted values, documentation): {@link #fromProperties}
+     * parses with it, {@link #validate()} checks with it, and the client table of docs/configuration.md is its
+     * {@link ConfigDef#markdownTable()}. ZooKeeper's keys are {@link ZooKeeperSettings}'.
+     */
+    public static final ConfigDef<ClientConfig> CONFIG = new ConfigDef<ClientConfig>()
+        .define(ClusterSettings.CLUSTER_ID_KEY, ClientConfig::clusterId, ClientConfig::clusterId)
+        .define(ConfigKey.ofString(CLIENT_ENDPOINT, "127.0.0.1:0")
+            .withValidator((v) ->
+            {
+                ClusterSettings.checkEndpoint(CLIENT_ENDPOINT, null == v ? "" : v);
+                return null;
+            })
+            .withDefaultText("`127.0.0.1:0`")
+            .withDoc("`address:port` the hosts send answers to; port 0 takes any free port. Between machines, this " +
+            "machine's address."),
+            ClientConfig::endpoint, ClientConfig::endpoint)
+        .define(ClusterSettings.AERON_DIR_KEY, ClientConfig::aeronDir, ClientConfig::aeronDir)
+        .define(ConfigKey.ofInt(REQUEST_MAX_BYTES, DEFAULT_REQUEST_MAX_BYTES, 64, DEFAULT_REQUEST_MAX_BYTES * 64)
+            .withDoc("Largest run of records in one produce request, in bytes: an eighth of a leader's default " +
+            "produce queue less the header; 64 to 64 times the default."),
+            ClientConfig::requestMaxBytes, ClientConfig::requestMaxBytes)
+        .define(ConfigKey.ofLong(REQUEST_TIMEOUT_MS, 5_000, 1, ReplicationContext.MAX_TIMEOUT_MS)
+            .withDoc("How long a read waits for its answer before giving up; 1 to " +
+            ReplicationContext.MAX_TIMEOUT_MS + "."),
+            ClientConfig::requestTimeoutMs, ClientConfig::requestTimeoutMs)
+        .define(ClusterSettings.TRANSPORT_MTU_KEY, ClientConfig::transportMtu, ClientConfig::transportMtu)
+        .define(ClusterSettings.CLUSTER_SECRET_FILE_KEY, ClientConfig::secretFile, ClientConfig::secretFile)
+        .define(ClusterSettings.CLUSTER_INSECURE_KEY, ClientConfig::insecure, ClientConfig::insecure);
+
+    /** Keys of this class (the rest are ZooKeeper's): the names of {@link #CONFIG}. */
+    public static final Set<String> KEYS = CONFIG.names();
+
+    private String endpoint;
+    private int requestMaxBytes;
+    private long requestTimeoutMs;
+
+    /** A configuration with this class's keys at their defaults ({@link #CONFIG}) and the required ones unset. */
+    public ClientConfig()
+    {
+        CONFIG.setDefaults(this);
+    }
 
     /**
      * @return the configuration in a properties file, validated.
@@ -85,44 +117,17 @@ public final class ClientConfig
             {
                 zk.setProperty(key, value);
             }
-            else if (!KEYS.contains(key))
+            else if (CONFIG.contains(key))
+            {
+                CONFIG.set(config, key, value);
+            }
+            else
             {
                 throw new ConfigException(key, "unknown client configuration key; known keys are " + KEYS +
                     " and " + ZooKeeperSettings.KEYS);
             }
         }
-        config.zooKeeper = ZooKeeperSettings.fromProperties(zk);
-        config.clusterId = properties.getProperty(CLUSTER_ID);
-        if (null != properties.getProperty(CLIENT_ENDPOINT))
-        {
-            config.endpoint = properties.getProperty(CLIENT_ENDPOINT).trim();
-        }
-        config.aeronDir(properties.getProperty(AERON_DIR));
-        if (null != properties.getProperty(REQUEST_MAX_BYTES))
-        {
-            config.requestMaxBytes = (int)parse(REQUEST_MAX_BYTES, properties.getProperty(REQUEST_MAX_BYTES));
-        }
-        if (null != properties.getProperty(REQUEST_TIMEOUT_MS))
-        {
-            config.requestTimeoutMs = parse(REQUEST_TIMEOUT_MS, properties.getProperty(REQUEST_TIMEOUT_MS));
-        }
-        config.transportMtu = ClusterSettings.parseMtu(TRANSPORT_MTU, properties.getProperty(TRANSPORT_MTU));
-        final String secretFile = properties.getProperty(CLUSTER_SECRET_FILE);
-        config.secretFile = null == secretFile || secretFile.isBlank() ? null : Path.of(secretFile.trim());
-        config.insecure = ClusterSettings.parseBoolean(CLUSTER_INSECURE, properties.getProperty(CLUSTER_INSECURE));
-        return config.validate();
-    }
-
-    private static long parse(final String key, final String value)
-    {
-        try
-        {
-            return Long.parseLong(value.trim());
-        }
-        catch (final NumberFormatException ex)
-        {
-            throw new ConfigException(key, "not an integer: " + value);
-        }
+        return config.zooKeeper(ZooKeeperSettings.fromProperties(zk)).validate();
     }
 
     /**
@@ -131,81 +136,8 @@ public final class ClientConfig
      */
     public ClientConfig validate()
     {
-        if (null == clusterId || !clusterId.trim().matches("[A-Za-z0-9._-]{1,128}"))
-        {
-            throw new ConfigException(CLUSTER_ID, "need 1 to 128 of A-Z a-z 0-9 . _ -, not '" + clusterId + "'");
-        }
-        clusterId = clusterId.trim();
-        ClusterSettings.checkEndpoint(CLIENT_ENDPOINT, endpoint);
-        if (requestMaxBytes < 64 || requestMaxBytes > DEFAULT_REQUEST_MAX_BYTES * 64)
-        {
-            throw new ConfigException(REQUEST_MAX_BYTES, "must be in [64, " + DEFAULT_REQUEST_MAX_BYTES * 64 + "]: " +
-                requestMaxBytes);
-        }
-        if (requestTimeoutMs < 1 || requestTimeoutMs > ReplicationContext.MAX_TIMEOUT_MS)
-        {
-            throw new ConfigException(REQUEST_TIMEOUT_MS, "must be in [1, " + ReplicationContext.MAX_TIMEOUT_MS +
-                "]: " + requestTimeoutMs);
-        }
-        if (null != aeronDir && !Files.isDirectory(Path.of(aeronDir)))
-        {
-            throw new ConfigException(AERON_DIR, "no media driver directory at " + aeronDir);
-        }
-        ClusterSettings.checkMtu(TRANSPORT_MTU, transportMtu);
-        zooKeeper.conclude();
-        secret = ClusterSettings.secret(secretFile, insecure);
-        return this;
-    }
-
-    /** @return the configured MTU ({@link #TRANSPORT_MTU}), or {@link io.tidemark.aeron.UdpChannels#AUTO}. */
-    public int transportMtu()
-    {
-        return transportMtu;
-    }
-
-    /** @param mtu the MTU ({@link #TRANSPORT_MTU}), or {@link io.tidemark.aeron.UdpChannels#AUTO}. @return this. */
-    public ClientConfig transportMtu(final int mtu)
-    {
-        this.transportMtu = mtu;
-        return this;
-    }
-
-    /** @param file the cluster secret file, or null. @return this. */
-    public ClientConfig secretFile(final Path file)
-    {
-        this.secretFile = file;
-        this.secret = null;
-        return this;
-    }
-
-    /** @param insecure whether to run without a secret (against insecure hosts only). @return this. */
-    public ClientConfig insecure(final boolean insecure)
-    {
-        this.insecure = insecure;
-        this.secret = null;
-        return this;
-    }
-
-    /** @return the cluster secret (read by {@link #validate()}), never logged. */
-    public ClusterSecret secret()
-    {
-        if (null == secret)
-        {
-            secret = ClusterSettings.secret(secretFile, insecure);
-        }
-        return secret;
-    }
-
-    /** @return the cluster's name. */
-    public String clusterId()
-    {
-        return clusterId;
-    }
-
-    /** @param id the cluster's name. @return this. */
-    public ClientConfig clusterId(final String id)
-    {
-        this.clusterId = id;
+        CONFIG.validate(this);
+        concludeCluster();
         return this;
     }
 
@@ -218,20 +150,7 @@ public final class ClientConfig
     /** @param endpoint {@code address:port} where the hosts send answers (port 0: any). @return this. */
     public ClientConfig endpoint(final String endpoint)
     {
-        this.endpoint = endpoint;
-        return this;
-    }
-
-    /** @return the external media driver's directory, or null. */
-    public String aeronDir()
-    {
-        return aeronDir;
-    }
-
-    /** @param dir an external media driver's directory, or null for an embedded one. @return this. */
-    public ClientConfig aeronDir(final String dir)
-    {
-        this.aeronDir = null == dir || dir.isBlank() ? null : dir.trim();
+        this.endpoint = null == endpoint ? null : endpoint.trim();
         return this;
     }
 
@@ -261,16 +180,11 @@ public final class ClientConfig
         return this;
     }
 
-    /** @return ZooKeeper settings. */
-    public ZooKeeperSettings zooKeeper()
+    @Override
+    public String toString()
     {
-        return zooKeeper;
-    }
-
-    /** @param settings ZooKeeper settings. @return this. */
-    public ClientConfig zooKeeper(final ZooKeeperSettings settings)
-    {
-        this.zooKeeper = settings;
-        return this;
+        return "ClientConfig{cluster.id=" + clusterId() + ", client.endpoint=" + endpoint + ", aeron.dir=" +
+            aeronDir() + ", request.max.bytes=" + requestMaxBytes + ", request.timeout.ms=" + requestTimeoutMs + ", " +
+            describeCluster() + '}';
     }
 }

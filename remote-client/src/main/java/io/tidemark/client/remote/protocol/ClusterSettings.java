@@ -3,6 +3,7 @@ package io.tidemark.client.remote.protocol;
 import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.aeron.UdpChannels;
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.config.ConfigKey;
 
 import java.io.IOException;
 import java.io.Reader;
@@ -16,7 +17,9 @@ import java.util.stream.Stream;
  * The settings a replica host and its remote clients both read, defined once: the cluster's name, its secret, the
  * Aeron MTU and media driver, with the parsing and checks they share and where an embedded media driver's files go.
  * A host's configuration ({@code HostConfig}) and a client's ({@link io.tidemark.client.remote.ClientConfig}) name
- * these keys by these constants.
+ * these keys by these constants, bind these {@link ConfigKey definitions} (type, default, accepted values, the
+ * documentation rows of both tables in docs/configuration.md) to the accessors of their common base
+ * {@link ClusterConfig}, and check the pair secret-file-or-insecure with {@link #secret}.
  */
 public final class ClusterSettings
 {
@@ -33,6 +36,54 @@ public final class ClusterSettings
     public static final String CLUSTER_SECRET_FILE = "cluster.secret.file";
     /** {@code true}: no secret, messages are not authenticated (local try-outs only; logged loudly). */
     public static final String CLUSTER_INSECURE = "cluster.insecure";
+
+    /** {@link #CLUSTER_ID}: required, 1 to 128 of {@code A-Z a-z 0-9 . _ -}. */
+    public static final ConfigKey<String> CLUSTER_ID_KEY = ConfigKey.ofString(CLUSTER_ID, null)
+        .withValidator((v) -> null == v || !v.matches("[A-Za-z0-9._-]{1,128}") ?
+            "need 1 to 128 of A-Z a-z 0-9 . _ -, not '" + v + "'" : null)
+        .withDefaultText("required")
+        .withDoc("The cluster's name, 1 to 128 of `A-Z a-z 0-9 . _ -`; hosts and clients of another cluster are " +
+        "refused (a client's must match the one its hosts wrote in ZooKeeper).");
+
+    /** {@link #AERON_DIR}: an existing directory, or empty for an embedded media driver. */
+    public static final ConfigKey<String> AERON_DIR_KEY = ConfigKey.ofString(AERON_DIR, null)
+        .withValidator((v) -> null != v && !v.isEmpty() && !Files.isDirectory(Path.of(v)) ?
+            "no media driver directory at " + v : null)
+        .withDefaultText("empty: an embedded media driver")
+        .withDoc("Directory of an external Aeron media driver. The embedded driver lives in `/dev/shm` where " +
+        "there is one, else in the temporary directory.");
+
+    /** {@link #TRANSPORT_MTU}: {@code auto} ({@link UdpChannels#AUTO}) or a multiple of 32 in [1024, 65504]. */
+    public static final ConfigKey<Integer> TRANSPORT_MTU_KEY = ConfigKey.of(TRANSPORT_MTU, Integer.class,
+            UdpChannels.AUTO, (t) -> parseMtu(TRANSPORT_MTU, t))
+        .withValidator((v) ->
+        {
+            checkMtu(TRANSPORT_MTU, v);
+            return null;
+        })
+        .withDefaultText("`auto`")
+        .withDoc("The Aeron MTU of the publications (a host's to its peers and clients, a client's requests). " +
+        "`auto`: the MTU of the interface that reaches each destination less the IP and UDP headers: Aeron's 1408 " +
+        "on Ethernet (1500) and below, 8960 on jumbo frames, 65504 on loopback; subscriptions get a receiver window " +
+        "and socket buffer of 32 such datagrams (128 KiB to 2 MiB, at most `net.core.rmem_max`). Or a multiple of " +
+        "32 in [1024, 65504], for a path whose MTU is smaller than the hosts' interfaces. Fewer, larger datagrams " +
+        "are what cut the media driver's CPU per record " +
+        "([benchmarks](benchmarks.md#multi-process-tidemarks-host-jvms-beside-a-real-kafka)).");
+
+    /** {@link #CLUSTER_SECRET_FILE}: a path, or empty for none (then {@link #CLUSTER_INSECURE} must be true). */
+    public static final ConfigKey<Path> CLUSTER_SECRET_FILE_KEY = ConfigKey.of(CLUSTER_SECRET_FILE, Path.class, null,
+            (t) -> t.isEmpty() ? null : Path.of(t))
+        .withDefaultText("required, unless `cluster.insecure=true`")
+        .withDoc("File holding the cluster secret that keys the authentication tag of every message (`tidemark " +
+        "secret FILE` writes one; a client names its hosts' file content). Refused if its group or others may read " +
+        "it, or it holds fewer than 32 bytes. Never logged. [Safety at the edges](multi-host.md#safety-at-the-edges).");
+
+    /** {@link #CLUSTER_INSECURE}: {@code true} or {@code false}, default false. */
+    public static final ConfigKey<Boolean> CLUSTER_INSECURE_KEY = ConfigKey.of(CLUSTER_INSECURE, Boolean.class, false,
+            (t) -> parseBoolean(CLUSTER_INSECURE, t))
+        .withDefaultText("`false`")
+        .withDoc("`true`: no secret, no message is authenticated; for local try-outs only (a client: only against " +
+        "insecure hosts), logged as a warning at every start. Exclusive with `cluster.secret.file`.");
 
     private ClusterSettings()
     {
