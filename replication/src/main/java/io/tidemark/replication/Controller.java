@@ -12,9 +12,8 @@ import org.agrona.concurrent.EpochClock;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashMap;
+import java.util.Comparator;
 import java.util.List;
-import java.util.Map;
 import java.util.function.Consumer;
 
 /**
@@ -26,6 +25,11 @@ import java.util.function.Consumer;
  * An Agrona {@link Agent}: {@link #doWork()} drains requests and expires sessions. Admin calls
  * ({@link #createTopic}) and the duty cycle are serialized by the object's monitor (control plane only).
  * Metadata for clients is published as an immutable snapshot ({@link #partitions()}), read lock-free.
+ * <p>
+ * A façade over the parts that own the controller's state: {@link HostSessions} (who is alive, in which
+ * incarnation), {@link PartitionStateChanges} (every stored change: elections, ISR changes, fences, new partitions),
+ * {@link PartitionSnapshot} (the published metadata) and {@link ProducerIdBlock}. The façade owns the duty cycle
+ * (its timing, the messages from hosts) and the monitor that serializes all of them; the parts take no lock.
  */
 public final class Controller implements Agent
 {
@@ -33,49 +37,17 @@ public final class Controller implements Agent
     private final EpochClock clock;
     private final ControlChannel channel;
     private final ControllerStore store;
-    private final Map<Integer, Session> sessions = new HashMap<>();
-    /** Replaced, never changed in place; volatile for {@link #announce}, which runs on another thread. */
-    private volatile Session[] sessionArray = new Session[0];
     private final long controllerEpoch;
+    private final HostSessions sessions = new HostSessions();
+    private final PartitionSnapshot snapshot;
+    private final PartitionStateChanges changes;
+    private final ProducerIdBlock producerIds;
     private final Consumer<ControlMessage> handler = this::onMessage;
     private final System.Logger logger = System.getLogger(Controller.class.getName());
     private final RateLimitedLog remoteLog = new RateLimitedLog(logger);
-    private volatile PartitionState[] snapshot;
-    private volatile PartitionState[] snapshotById;
-    private long uncleanElections;
-    private long isrShrinks;
-    private long isrExpansions;
-    private long nextProducerId = -1;
-    private long producerIdLimit = -1;
     private long lastDutyCycleMs;
-    /** A store write failed or missed while deciding something: every partition is checked again. */
-    private boolean reconcilePending;
     /** Heartbeats of the drain under way that only renewed a session (an idle controller's thread parks deeper). */
     private int routineHeartbeats;
-
-    /** A host's session: alive while heartbeats arrive within the timeout. */
-    private static final class Session
-    {
-        final int hostId;
-        /** A grace session for a host no controller has seen register yet (a new topic names it). */
-        boolean neverRegistered;
-        long incarnation;
-        long lastHeartbeatMs;
-        boolean alive;
-
-        Session(final int hostId)
-        {
-            this.hostId = hostId;
-        }
-    }
-
-    private Session newSession(final int hostId)
-    {
-        final Session session = new Session(hostId);
-        sessions.put(hostId, session);
-        sessionArray = sessions.values().toArray(new Session[0]);
-        return session;
-    }
 
     /**
      * @param dir     where partition state is stored ({@link FileControllerStore}); existing state is loaded
@@ -103,26 +75,11 @@ public final class Controller implements Agent
         this.controllerEpoch = store.controllerEpoch();
         for (final PartitionState state : store.all())
         {
-            expectHosts(state.assignedReplicas(), false);
+            sessions.expect(state.assignedReplicas(), false, clock.time());
         }
-        publish();
-    }
-
-    /** Hosts named in partition state get one session timeout of grace to (re-)appear before they count as dead. */
-    private void expectHosts(final int[] hosts, final boolean firstSeen)
-    {
-        final long now = clock.time();
-        for (final int host : hosts)
-        {
-            if (!sessions.containsKey(host))
-            {
-                final Session session = newSession(host);
-                session.lastHeartbeatMs = now;
-                session.alive = true;
-                session.incarnation = -1;
-                session.neverRegistered = firstSeen;
-            }
-        }
+        this.snapshot = new PartitionSnapshot(store);
+        this.changes = new PartitionStateChanges(this.ctx, store, channel, sessions, snapshot);
+        this.producerIds = new ProducerIdBlock(store);
     }
 
     /**
@@ -133,10 +90,7 @@ public final class Controller implements Agent
      */
     public void announce()
     {
-        for (final Session session : sessionArray)
-        {
-            channel.toHost(session.hostId, new ControlMessage.ControllerAlive(session.hostId, controllerEpoch));
-        }
+        sessions.announce(channel, controllerEpoch);
     }
 
     /** @return the controller epoch of the store this controller was opened over (0 for a store without one). */
@@ -152,24 +106,7 @@ public final class Controller implements Agent
      */
     public synchronized void shortenGrace(final int hostId, final long graceMs)
     {
-        final Session session = sessions.get(hostId);
-        if (null != session && session.alive && session.incarnation == -1)
-        {
-            session.lastHeartbeatMs = Math.min(session.lastHeartbeatMs,
-                clock.time() - ctx.hostSessionTimeoutMs() + Math.max(0, graceMs));
-        }
-    }
-
-    private void publish()
-    {
-        final List<PartitionState> all = store.all();
-        final PartitionState[] byId = new PartitionState[store.size()];
-        for (final PartitionState state : all)
-        {
-            byId[state.partitionId()] = state;
-        }
-        snapshot = all.toArray(new PartitionState[0]);
-        snapshotById = byId;
+        sessions.shortenGrace(hostId, clock.time() + Math.max(0, graceMs), ctx.hostSessionTimeoutMs());
     }
 
     /**
@@ -178,14 +115,13 @@ public final class Controller implements Agent
      */
     public PartitionState[] partitions()
     {
-        return snapshot;
+        return snapshot.partitions();
     }
 
     /** @return the latest state of a partition, or null. */
     public PartitionState partition(final int partitionId)
     {
-        final PartitionState[] current = snapshotById;
-        return partitionId >= 0 && partitionId < current.length ? current[partitionId] : null;
+        return snapshot.partition(partitionId);
     }
 
     /**
@@ -194,16 +130,8 @@ public final class Controller implements Agent
      */
     public synchronized long allocateProducerId()
     {
-        if (nextProducerId < 0 || nextProducerId >= producerIdLimit)
-        {
-            final long first = store.reserveProducerIds(PRODUCER_ID_BLOCK);
-            nextProducerId = Math.max(nextProducerId, first);
-            producerIdLimit = first + PRODUCER_ID_BLOCK;
-        }
-        return nextProducerId++;
+        return producerIds.next();
     }
-
-    private static final int PRODUCER_ID_BLOCK = 1000;
 
     /**
      * @return ISR shrinks this controller committed at a leader's request (a follower behind by time, or by count
@@ -212,19 +140,19 @@ public final class Controller implements Agent
      */
     public synchronized long isrShrinks()
     {
-        return isrShrinks;
+        return changes.isrShrinks();
     }
 
     /** @return ISR expansions this controller committed at a leader's request (a follower that caught up). */
     public synchronized long isrExpansions()
     {
-        return isrExpansions;
+        return changes.isrExpansions();
     }
 
     /** @return unclean elections performed (each may have lost committed data). */
     public synchronized long uncleanElections()
     {
-        return uncleanElections;
+        return changes.uncleanElections();
     }
 
     /**
@@ -249,8 +177,8 @@ public final class Controller implements Agent
                 throw new IllegalArgumentException("topic exists: " + topic);
             }
         }
-        expectHosts(hosts, true);
-        return createPartitions(topic, store.size(), 0, partitions, replicationFactor, hosts);
+        sessions.expect(hosts, true, clock.time());
+        return changes.createPartitions(topic, store.size(), 0, partitions, replicationFactor, hosts);
     }
 
     /**
@@ -282,7 +210,7 @@ public final class Controller implements Agent
         {
             return List.of();
         }
-        existing.sort(java.util.Comparator.comparingInt((PartitionState s) -> s.topicPartition().partition()));
+        existing.sort(Comparator.comparingInt((PartitionState s) -> s.topicPartition().partition()));
         final int first = existing.get(0).partitionId();
         for (int p = 0; p < existing.size(); p++)
         {
@@ -304,31 +232,8 @@ public final class Controller implements Agent
                 hosts.length + ")");
         }
         checkBounds(partitions - existing.size(), replicationFactor, hosts);
-        expectHosts(hosts, true);
-        return createPartitions(topic, first, existing.size(), partitions, replicationFactor, hosts);
-    }
-
-    private List<PartitionState> createPartitions(final String topic, final int first, final int from,
-        final int partitions, final int replicationFactor, final int[] hosts)
-    {
-        final List<PartitionState> created = new ArrayList<>();
-        for (int p = from; p < partitions; p++)
-        {
-            final int[] ar = new int[replicationFactor];
-            for (int r = 0; r < replicationFactor; r++)
-            {
-                ar[r] = hosts[(first + p + r) % hosts.length];
-            }
-            final int[] isr = liveMembers(ar);
-            final boolean leaderAlive = isr.length > 0;
-            final PartitionState state = store.create(new PartitionState(first + p, new TopicPartition(topic, p), ar,
-                leaderAlive ? isr : new int[]{ ar[0] }, new int[0], new int[0],
-                leaderAlive ? isr[0] : PartitionState.NO_LEADER, 0, 0));
-            created.add(state);
-            broadcast(state);
-        }
-        publish();
-        return created;
+        sessions.expect(hosts, true, clock.time());
+        return changes.createPartitions(topic, first, existing.size(), partitions, replicationFactor, hosts);
     }
 
     /**
@@ -387,35 +292,28 @@ public final class Controller implements Agent
         {
             // The controller itself did not run for more than half a session (GC, a busy shared thread, an fsync):
             // heartbeats could not be heard, so that silence is not the hosts' fault. Sessions are extended by it.
-            for (final Session session : sessionArray)
-            {
-                session.lastHeartbeatMs += stalled;
-            }
+            sessions.extend(stalled);
         }
         lastDutyCycleMs = now;
         int work = 0;
         try
         {
-            if (reconcilePending)
-            {
-                reconcilePending = false;
-                work += reconcile();
-            }
+            work += changes.reconcileIfPending();
             routineHeartbeats = 0;
             work += channel.drainController(handler) - routineHeartbeats; // a heartbeat that changes nothing is no work
-            for (final Session session : sessionArray)
+            for (final HostSessions.Session session : sessions.all())
             {
-                if (session.alive && now - session.lastHeartbeatMs > ctx.hostSessionTimeoutMs())
+                if (session.expired(now, ctx.hostSessionTimeoutMs()))
                 {
-                    logger.log(System.Logger.Level.INFO, "host " + session.hostId + " session expired");
-                    hostDied(session.hostId);
+                    logger.log(System.Logger.Level.INFO, "host " + session.hostId() + " session expired");
+                    hostDied(session.hostId());
                     work++;
                 }
-                else if (session.alive && ctx.hostLiveness().isDown(session.hostId))
+                else if (session.alive() && ctx.hostLiveness().isDown(session.hostId()))
                 {
-                    logger.log(System.Logger.Level.INFO, "host " + session.hostId +
+                    logger.log(System.Logger.Level.INFO, "host " + session.hostId() +
                         " reported down by its liveness source");
-                    hostDied(session.hostId);
+                    hostDied(session.hostId());
                     work++;
                 }
             }
@@ -424,44 +322,10 @@ public final class Controller implements Agent
         {
             // A store write failed half-way through a decision (a host's death, an election): what it left undone
             // is decided again from the stored state, not forgotten. The scheduler reports the failure.
-            reconcilePending = true;
+            changes.reconcileLater();
             throw ex;
         }
         return work;
-    }
-
-    /**
-     * Bring every partition in line with the hosts' liveness, as the events that were cut short would have: a dead
-     * or missing leader is replaced (when a replica is eligible), dead members leave an ISR of more than one.
-     *
-     * @return partitions changed.
-     */
-    private int reconcile()
-    {
-        int changed = 0;
-        for (final PartitionState state : store.all())
-        {
-            if (state.leader() == PartitionState.NO_LEADER || !isAlive(state.leader()))
-            {
-                changed += elect(state) != state ? 1 : 0;
-                continue;
-            }
-            final int[] live = Arrays.stream(state.isr()).filter(this::isAlive).toArray();
-            if (live.length != state.isr().length && state.isr().length > 1)
-            {
-                final PartitionState next = store.compareAndSet(state.version(),
-                    withIsr(state, live, state.leader(), state.leaderEpoch()));
-                if (null == next)
-                {
-                    reconcilePending = true;
-                    continue;
-                }
-                broadcast(next);
-                changed++;
-            }
-        }
-        publish();
-        return changed;
     }
 
     private void onMessage(final ControlMessage message)
@@ -480,31 +344,25 @@ public final class Controller implements Agent
         }
         if (message instanceof ControlMessage.Heartbeat heartbeat)
         {
-            final Session session = sessions.get(heartbeat.hostId());
-            // a session of unknown incarnation (a new controller's grace) is adopted by a heartbeat: only a host that
-            // completed a registration heartbeats
-            if (null != session && session.alive &&
-                (session.incarnation == heartbeat.incarnation() || session.incarnation == -1))
+            final int hostId = heartbeat.hostId();
+            final int outcome = sessions.heartbeat(hostId, heartbeat.incarnation(), clock.time());
+            if (HostSessions.HEARTBEAT_REJECTED == outcome)
             {
-                final boolean adopted = session.incarnation == -1;
-                session.incarnation = heartbeat.incarnation();
-                session.lastHeartbeatMs = clock.time();
-                if (adopted)
-                {
-                    electWhereLeaderless(heartbeat.hostId());
-                }
-                if (heartbeat.stateDigest() != digestOf(heartbeat.hostId()))
-                {
-                    resendStates(heartbeat.hostId());
-                }
-                else if (!adopted)
-                {
-                    routineHeartbeats++;
-                }
+                channel.toHost(hostId, new ControlMessage.SessionExpired(hostId));
+                return;
             }
-            else
+            final boolean adopted = HostSessions.HEARTBEAT_ADOPTED == outcome;
+            if (adopted)
             {
-                channel.toHost(heartbeat.hostId(), new ControlMessage.SessionExpired(heartbeat.hostId()));
+                changes.electWhereLeaderless(hostId);
+            }
+            if (heartbeat.stateDigest() != snapshot.digestOf(hostId))
+            {
+                changes.resendStates(hostId);
+            }
+            else if (!adopted)
+            {
+                routineHeartbeats++;
             }
         }
         else if (message instanceof ControlMessage.RegisterHost register)
@@ -513,15 +371,14 @@ public final class Controller implements Agent
         }
         else if (message instanceof ControlMessage.UnregisterHost unregister)
         {
-            final Session session = sessions.get(unregister.hostId());
-            if (null != session && session.incarnation == unregister.incarnation() && session.alive)
+            if (sessions.aliveAs(unregister.hostId(), unregister.incarnation()))
             {
                 hostDied(unregister.hostId());
             }
         }
         else if (message instanceof ControlMessage.AlterIsr alter)
         {
-            alterIsr(alter);
+            changes.alterIsr(alter);
         }
     }
 
@@ -567,12 +424,7 @@ public final class Controller implements Agent
 
     private void register(final int hostId, final long incarnation, final boolean possibleDataLoss)
     {
-        Session session = sessions.get(hostId);
-        if (null == session)
-        {
-            session = newSession(hostId);
-        }
-        else if (session.alive && session.incarnation != incarnation && !session.neverRegistered)
+        if (sessions.registering(hostId, incarnation))
         {
             // A restart is a failure followed by a registration. An unknown incarnation (a new controller's grace
             // session) counts as a restart too: a running host re-registers only after its session expired.
@@ -582,282 +434,17 @@ public final class Controller implements Agent
         {
             // Durable before the host hears Registered (then it forgets its own power-loss marker): a failed or
             // fenced write, or a controller that dies here, leaves the host unregistered, and it asks again.
-            fenceRecovering(hostId);
+            changes.fenceRecovering(hostId);
         }
-        session.incarnation = incarnation;
-        session.neverRegistered = false;
-        session.lastHeartbeatMs = clock.time();
-        session.alive = true;
+        sessions.registered(hostId, incarnation, clock.time());
         channel.toHost(hostId, new ControlMessage.Registered(hostId, incarnation)); // before the states it may apply
-        for (final PartitionState state : store.all())
-        {
-            if (!state.assigned(hostId))
-            {
-                continue;
-            }
-            PartitionState current = state;
-            if (current.leader() == PartitionState.NO_LEADER)
-            {
-                current = elect(current);
-            }
-            channel.toHost(hostId, new ControlMessage.PartitionUpdate(current));
-        }
-        publish();
-    }
-
-    /**
-     * Mark {@code hostId} as recovering from a possible power loss in every partition it replicates: not eligible to
-     * lead until it has re-joined an ISR through a leader.
-     *
-     * @throws IllegalStateException when the state keeps changing under this controller (another controller).
-     */
-    private void fenceRecovering(final int hostId)
-    {
-        for (final PartitionState stored : store.all())
-        {
-            PartitionState state = stored;
-            for (int attempt = 0; state.assigned(hostId) && !PartitionState.contains(state.recovering(), hostId);
-                attempt++)
-            {
-                if (attempt == 3)
-                {
-                    throw new IllegalStateException("cannot mark host " + hostId + " as recovering in " +
-                        state.topicPartition() + ": its state keeps changing (another controller?)");
-                }
-                logger.log(System.Logger.Level.WARNING, "host " + hostId + " restarted after a possible power " +
-                    "loss: not eligible to lead " + state.topicPartition() + " until it re-joins the ISR");
-                final PartitionState next = store.compareAndSet(state.version(), state.withRecovering(
-                    java.util.stream.IntStream.concat(Arrays.stream(state.recovering()),
-                        java.util.stream.IntStream.of(hostId)).toArray(), without(state.eligible(), hostId)));
-                if (null != next)
-                {
-                    broadcast(next);
-                }
-                state = null == next ? store.get(state.partitionId()) : next;
-            }
-        }
-        publish();
-    }
-
-    /**
-     * A host this controller learned of by its heartbeat (a grace session adopted after a failover) may be what a
-     * leaderless partition waited for: no registration will come to trigger the election.
-     */
-    private void electWhereLeaderless(final int hostId)
-    {
-        boolean changed = false;
-        for (final PartitionState state : store.all())
-        {
-            if (state.assigned(hostId) && state.leader() == PartitionState.NO_LEADER)
-            {
-                changed |= elect(state) != state;
-            }
-        }
-        if (changed)
-        {
-            publish();
-        }
+        changes.hostRegistered(hostId);
     }
 
     private void hostDied(final int hostId)
     {
-        final Session session = sessions.get(hostId);
-        session.alive = false;
-        for (final PartitionState state : store.all())
-        {
-            if (!state.assigned(hostId))
-            {
-                continue;
-            }
-            if (state.leader() == hostId)
-            {
-                elect(state);
-            }
-            else if (state.inIsr(hostId) && state.isr().length > 1)
-            {
-                final PartitionState next = store.compareAndSet(state.version(),
-                    withIsr(state, without(state.isr(), hostId), state.leader(), state.leaderEpoch()));
-                if (null == next)
-                {
-                    reconcilePending = true; // the state moved under this controller: decided again from it
-                    continue;
-                }
-                broadcast(next);
-            }
-        }
-        publish();
-    }
-
-    /**
-     * Elect a leader for a partition whose leader is gone: the first live ISR member in AR order; failing that,
-     * with unclean election enabled, the first live assigned replica; failing that, no leader (the last ISR
-     * member stays in the ISR so that it can lead again when it returns).
-     */
-    private PartitionState elect(final PartitionState state)
-    {
-        final int[] liveIsr = eligibleInOrder(state, state.isr());
-        final int[] liveElr = eligibleInOrder(state, state.eligible());
-        PartitionState next;
-        if (liveIsr.length > 0)
-        {
-            next = withIsr(state, liveIsr, liveIsr[0], state.leaderEpoch() + 1);
-        }
-        else if (liveElr.length > 0)
-        {
-            // KIP-966: no live ISR member, but this replica left the ISR while the HW could not move: it holds every
-            // committed record, so electing it is clean
-            logger.log(System.Logger.Level.INFO, "electing host " + liveElr[0] + " from the eligible replicas of " +
-                state.topicPartition());
-            next = withIsr(state, new int[]{ liveElr[0] }, liveElr[0], state.leaderEpoch() + 1);
-        }
-        else if (ctx.uncleanLeaderElectionEnable() && liveMembers(state.assignedReplicas()).length > 0)
-        {
-            final int leader = liveMembers(state.assignedReplicas())[0];
-            uncleanElections++;
-            logger.log(System.Logger.Level.WARNING, "unclean election of host " + leader + " for " +
-                state.topicPartition() + ": committed records may be lost");
-            next = state.with(new int[]{ leader }, new int[0], leader, state.leaderEpoch() + 1);
-        }
-        else
-        {
-            final int[] lastIsr = state.isr().length > 1 && state.leader() >= 0 ?
-                new int[]{ state.leader() } : state.isr();
-            if (state.leader() == PartitionState.NO_LEADER && Arrays.equals(lastIsr, state.isr()))
-            {
-                return state;
-            }
-            next = withIsr(state, lastIsr, PartitionState.NO_LEADER, state.leaderEpoch() + 1);
-        }
-        final PartitionState stored = store.compareAndSet(state.version(), next);
-        if (null == stored)
-        {
-            reconcilePending = true; // the state moved under this controller: decided again from it
-            return state;
-        }
-        broadcast(stored);
-        return stored;
-    }
-
-    /** Live members of {@code candidates}, in AR order, that are not fenced after a power loss. */
-    private int[] eligibleInOrder(final PartitionState state, final int[] candidates)
-    {
-        return Arrays.stream(liveInOrder(state.assignedReplicas(), candidates))
-            .filter((h) -> !PartitionState.contains(state.recovering(), h)).toArray();
-    }
-
-    /**
-     * The next state with a new ISR: members that leave while the ISR is (or becomes) smaller than
-     * {@code min.insync.replicas} join the eligible replicas (they hold every committed record, since the high
-     * watermark cannot move then); an ISR back at {@code min.insync.replicas} clears them.
-     */
-    private PartitionState withIsr(final PartitionState state, final int[] newIsr, final int leader, final int epoch)
-    {
-        int[] eligible = new int[0];
-        if (newIsr.length < ctx.minInsyncReplicas())
-        {
-            final int[] removed = Arrays.stream(state.isr()).filter((h) -> !PartitionState.contains(newIsr, h))
-                .toArray();
-            eligible = java.util.stream.IntStream.concat(Arrays.stream(state.eligible()), Arrays.stream(removed))
-                .filter((h) -> !PartitionState.contains(newIsr, h)).distinct().toArray();
-        }
-        return state.with(newIsr, eligible, leader, epoch);
-    }
-
-    private void alterIsr(final ControlMessage.AlterIsr request)
-    {
-        final PartitionState state = store.get(request.partitionId());
-        if (null == state)
-        {
-            return;
-        }
-        boolean valid = state.leader() == request.leaderId() && state.leaderEpoch() == request.leaderEpoch() &&
-            state.version() == request.expectedVersion() && PartitionState.contains(request.newIsr(), state.leader());
-        for (final int host : request.newIsr())
-        {
-            valid &= state.assigned(host) && (state.inIsr(host) || isAliveIn(host, request.incarnationOf(host)));
-        }
-        PartitionState current = state;
-        if (valid)
-        {
-            PartitionState next = withIsr(state, request.newIsr().clone(), state.leader(), state.leaderEpoch());
-            final int[] stillRecovering = Arrays.stream(state.recovering())
-                .filter((h) -> !PartitionState.contains(request.newIsr(), h) || state.inIsr(h)).toArray();
-            if (stillRecovering.length != state.recovering().length)
-            {
-                // a recovering replica added to the ISR by a leader has caught up: complete again
-                next = new PartitionState(next.partitionId(), next.topicPartition(), next.assignedReplicas(),
-                    next.isr(), next.eligible(), stillRecovering, next.leader(), next.leaderEpoch(), next.version());
-            }
-            current = store.compareAndSet(state.version(), next);
-            if (null == current)
-            {
-                valid = false; // the state moved under this controller: the leader asks again from the current one
-                current = store.get(state.partitionId());
-            }
-            else
-            {
-                if (current.isr().length < state.isr().length)
-                {
-                    isrShrinks++;
-                }
-                else if (current.isr().length > state.isr().length)
-                {
-                    isrExpansions++;
-                }
-                broadcast(current);
-                publish();
-            }
-        }
-        channel.toHost(request.leaderId(), new ControlMessage.AlterIsrResponse(request.partitionId(), valid, current));
-    }
-
-    private long digestOf(final int hostId)
-    {
-        long digest = 0;
-        for (final PartitionState state : snapshot)
-        {
-            if (state.assigned(hostId))
-            {
-                digest += state.digest();
-            }
-        }
-        return digest;
-    }
-
-    private void resendStates(final int hostId)
-    {
-        for (final PartitionState state : store.all())
-        {
-            if (state.assigned(hostId))
-            {
-                channel.toHost(hostId, new ControlMessage.PartitionUpdate(state));
-            }
-        }
-    }
-
-    private void broadcast(final PartitionState state)
-    {
-        for (final int host : state.assignedReplicas())
-        {
-            channel.toHost(host, new ControlMessage.PartitionUpdate(state));
-        }
-    }
-
-    private boolean isAlive(final int host)
-    {
-        final Session session = sessions.get(host);
-        return null != session && session.alive;
-    }
-
-    /**
-     * @return whether {@code host} is alive in the incarnation a leader counted ({@code -1}: not stated, any live
-     *         one). A host whose incarnation this controller does not know yet (grace after a failover) does not
-     *         qualify: the leader asks again once the host's heartbeats have told.
-     */
-    private boolean isAliveIn(final int host, final long incarnation)
-    {
-        final Session session = sessions.get(host);
-        return null != session && session.alive && (incarnation < 0 || session.incarnation == incarnation);
+        sessions.died(hostId);
+        changes.hostDied(hostId);
     }
 
     /**
@@ -866,14 +453,7 @@ public final class Controller implements Agent
      */
     synchronized boolean unsynced(final int host)
     {
-        for (final PartitionState state : store.all())
-        {
-            if (PartitionState.contains(state.recovering(), host))
-            {
-                return true;
-            }
-        }
-        return false;
+        return changes.unsynced(host);
     }
 
     /**
@@ -882,13 +462,13 @@ public final class Controller implements Agent
      */
     synchronized boolean reconcilePending()
     {
-        return reconcilePending;
+        return changes.reconcilePending();
     }
 
     /** @return whether the controller considers {@code host} alive. */
     public synchronized boolean hostAlive(final int host)
     {
-        return isAlive(host);
+        return sessions.isAlive(host);
     }
 
     /**
@@ -897,23 +477,7 @@ public final class Controller implements Agent
      */
     public synchronized boolean hostRegistered(final int host)
     {
-        final Session session = sessions.get(host);
-        return null != session && session.alive && !session.neverRegistered && session.incarnation >= 0;
-    }
-
-    private int[] liveMembers(final int[] hosts)
-    {
-        return Arrays.stream(hosts).filter(this::isAlive).toArray();
-    }
-
-    private int[] liveInOrder(final int[] ar, final int[] isr)
-    {
-        return Arrays.stream(ar).filter((h) -> PartitionState.contains(isr, h) && isAlive(h)).toArray();
-    }
-
-    private static int[] without(final int[] hosts, final int host)
-    {
-        return Arrays.stream(hosts).filter((h) -> h != host).toArray();
+        return sessions.isRegistered(host);
     }
 
     @Override
