@@ -10,26 +10,11 @@ import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.ManyToOneConcurrentLinkedQueue;
-import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ringbuffer.ManyToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetSocketAddress;
-import java.net.StandardSocketOptions;
-import java.nio.ByteBuffer;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
-import java.nio.channels.ServerSocketChannel;
-import java.nio.channels.SocketChannel;
-import java.util.ArrayDeque;
-import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Supplier;
 
 /**
@@ -57,12 +42,16 @@ import java.util.function.Supplier;
  * arrive whole within {@code kafka.request.read.timeout.ms} of its first byte closes its connection and gives its
  * bytes back ({@link #slowRequests()}).
  * <p>
+ * The listener is a façade over parts that each own their state: {@link ConnectionIo} (the sockets, framing and
+ * connection lifetimes), {@link RequestBudget} (request memory), {@link ListenerFaults} (counters and the rate-limited
+ * log of what peers did wrong), {@link ProduceCompletions} (outcomes from the leader's thread) and {@link KafkaApis}
+ * (request dispatch); it keeps the agent's duty cycle, the hand-offs between threads, and what the APIs ask of the
+ * broker (metadata, partitions, topic ids).
+ * <p>
  * Thread-safe: {@link #close()} and the counters from any thread; everything else on the agent's thread.
  */
 public final class KafkaListener implements Agent, AutoCloseable
 {
-    private static final int COMPLETION = 1;
-    private static final int COMPLETION_LENGTH = 20;
     private static final long PARKED_FETCH_POLL_MS = 1;
     /**
      * Largest request of a connection that has not authenticated yet (SASL's requests are small): Kafka's
@@ -76,37 +65,18 @@ public final class KafkaListener implements Agent, AutoCloseable
     private final Supplier<LeaderPartitions> partitions;
     private final ProducerSessions sessions;
     private final ErrorHandler errorHandler;
-    private final System.Logger logger = System.getLogger(KafkaListener.class.getName());
-    private final ServerSocketChannel server;
-    private final Selector selector;
-    private final List<KafkaConnection> connections = new ArrayList<>();
-    private final ManyToOneRingBuffer completions;
+    private final ConnectionIo connections;
+    private final RequestBudget budget;
+    private final ListenerFaults faults;
+    private final ProduceCompletions completions;
     private final ManyToOneConcurrentLinkedQueue<Runnable> tasks = new ManyToOneConcurrentLinkedQueue<>();
     private final ExecutorService io;
     private final int session;
     private final KafkaApis apis;
-    private final FrameBuffers frameBuffers = new FrameBuffers();
     private final String advertisedHost;
     private final int advertisedPort;
-    private final AtomicLong badFrames = new AtomicLong();
-    private final AtomicLong refusedConnections = new AtomicLong();
-    private final AtomicLong lostCompletions = new AtomicLong();
-    private final AtomicLong failedAuthentications = new AtomicLong();
-    private final AtomicLong memoryMutes = new AtomicLong();
-    private final AtomicLong slowRequests = new AtomicLong();
-    private final KafkaSecurity security;
-    /** Connections waiting for request budget, first come first served. */
-    private final ArrayDeque<KafkaConnection> memoryWaiters = new ArrayDeque<>();
-    private volatile long queuedRequestBytes;
-    private volatile long maxQueuedRequestBytes;
-    private boolean memoryFreed;
-    private volatile int memoryWaiterCount;
     private final SelectorIdleStrategy idleStrategy = new SelectorIdleStrategy();
     private final TopicIds topicIds;
-    private final org.agrona.concurrent.MessageHandler completionHandler = this::onCompletion;
-    private long nextConnectionId;
-    private long nextErrorLogMs;
-    private long suppressedErrorLogs;
     private long nextHousekeepingMs;
     private volatile boolean parked;
     private AgentRunner runner;
@@ -117,30 +87,18 @@ public final class KafkaListener implements Agent, AutoCloseable
         final TopicAdmin admin, final ErrorHandler errorHandler)
     {
         this.ctx = ctx.clone().validate();
-        this.security = KafkaSecurity.create(this.ctx);
+        final KafkaSecurity security = KafkaSecurity.create(this.ctx);
         this.brokerId = brokerId;
         this.metadata = metadata;
         this.partitions = partitions;
         this.sessions = sessions;
         this.errorHandler = errorHandler;
-        try
-        {
-            this.selector = Selector.open();
-            this.server = ServerSocketChannel.open();
-            server.setOption(StandardSocketOptions.SO_REUSEADDR, true);
-            server.bind(new InetSocketAddress(this.ctx.host(), this.ctx.port()), 128);
-            server.configureBlocking(false);
-            server.register(selector, SelectionKey.OP_ACCEPT);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot listen on " + this.ctx.host() + ":" + this.ctx.port(), ex);
-        }
-        final int boundPort = ((InetSocketAddress)server.socket().getLocalSocketAddress()).getPort();
+        this.budget = new RequestBudget(this.ctx.queuedMaxRequestBytes());
+        this.faults = new ListenerFaults(brokerId, this.ctx.errorLogIntervalMs());
+        this.connections = new ConnectionIo(this.ctx, security, faults, budget, errorHandler);
         this.advertisedHost = null != this.ctx.advertisedHost() ? this.ctx.advertisedHost() : this.ctx.host();
-        this.advertisedPort = this.ctx.advertisedPort() > 0 ? this.ctx.advertisedPort() : boundPort;
-        this.completions = new ManyToOneRingBuffer(new UnsafeBuffer(
-            ByteBuffer.allocateDirect((1 << 20) + RingBufferDescriptor.TRAILER_LENGTH)));
+        this.advertisedPort = this.ctx.advertisedPort() > 0 ? this.ctx.advertisedPort() : connections.port();
+        this.completions = new ProduceCompletions(this::onCompletion, this::wakeIfParked);
         this.session = sessions.register(this::onProduceComplete);
         this.io = Executors.newSingleThreadExecutor((r) ->
         {
@@ -150,6 +108,7 @@ public final class KafkaListener implements Agent, AutoCloseable
         });
         this.topicIds = new TopicIds(metadata.clusterId());
         this.apis = new KafkaApis(this, groups, admin, security.users());
+        connections.serve(apis);
     }
 
     /**
@@ -186,7 +145,7 @@ public final class KafkaListener implements Agent, AutoCloseable
     /** @return the port bound. */
     public int port()
     {
-        return ((InetSocketAddress)server.socket().getLocalSocketAddress()).getPort();
+        return connections.port();
     }
 
     /** @return this listener as clients are told to reach it. */
@@ -198,13 +157,13 @@ public final class KafkaListener implements Agent, AutoCloseable
     /** @return connections closed for bad frames (sizes out of bounds, unknown API keys, unparseable requests). */
     public long badFrames()
     {
-        return badFrames.get();
+        return faults.badFrames();
     }
 
     /** @return connections refused because {@code kafka.max.connections} were open. */
     public long refusedConnections()
     {
-        return refusedConnections.get();
+        return faults.refusedConnections();
     }
 
     /**
@@ -214,25 +173,25 @@ public final class KafkaListener implements Agent, AutoCloseable
      */
     public long failedAuthentications()
     {
-        return failedAuthentications.get();
+        return faults.failedAuthentications();
     }
 
     /** @return bytes of requests read (or being read) and not yet answered, over all connections. */
     public long queuedRequestBytes()
     {
-        return queuedRequestBytes;
+        return budget.queued();
     }
 
     /** @return the most {@link #queuedRequestBytes()} have been since the listener started. */
     public long maxQueuedRequestBytes()
     {
-        return maxQueuedRequestBytes;
+        return budget.maxQueued();
     }
 
     /** @return times a connection stopped reading because {@code kafka.queued.max.request.bytes} were taken. */
     public long memoryMutes()
     {
-        return memoryMutes.get();
+        return budget.mutes();
     }
 
     /**
@@ -241,13 +200,13 @@ public final class KafkaListener implements Agent, AutoCloseable
      */
     public long slowRequests()
     {
-        return slowRequests.get();
+        return faults.slowRequests();
     }
 
     /** @return connections waiting for request budget now. */
     public int memoryWaiters()
     {
-        return memoryWaiterCount;
+        return budget.waiters();
     }
 
     /** @return the listener's security protocol. */
@@ -265,7 +224,7 @@ public final class KafkaListener implements Agent, AutoCloseable
     /** @return produce outcomes dropped because the listener fell behind (the clients time out and retry). */
     public long lostCompletions()
     {
-        return lostCompletions.get();
+        return completions.lost();
     }
 
     TopicIds topicIds()
@@ -314,9 +273,14 @@ public final class KafkaListener implements Agent, AutoCloseable
     void onAgentThread(final Runnable task)
     {
         tasks.offer(task);
+        wakeIfParked();
+    }
+
+    private void wakeIfParked()
+    {
         if (parked)
         {
-            selector.wakeup();
+            connections.wakeup();
         }
     }
 
@@ -336,39 +300,19 @@ public final class KafkaListener implements Agent, AutoCloseable
     private void onProduceComplete(final TopicPartition tp, final long correlationId, final long baseOffset,
         final ReplicationError error)
     {
-        final int index = completions.tryClaim(COMPLETION, COMPLETION_LENGTH);
-        if (index <= 0)
-        {
-            lostCompletions.incrementAndGet();
-            return;
-        }
-        final UnsafeBuffer buffer = (UnsafeBuffer)completions.buffer();
-        buffer.putLong(index, correlationId);
-        buffer.putLong(index + 8, baseOffset);
-        buffer.putInt(index + 16, error.code());
-        completions.commit(index);
-        if (parked)
-        {
-            selector.wakeup();
-        }
+        completions.offer(correlationId, baseOffset, error);
     }
 
-    private void onCompletion(final int type, final org.agrona.MutableDirectBuffer buffer, final int index,
-        final int length)
+    private void onCompletion(final long correlationId, final long baseOffset, final int errorCode)
     {
-        apis.produce().onComplete(buffer.getLong(index), buffer.getLong(index + 8), buffer.getInt(index + 16));
+        apis.produce().onComplete(correlationId, baseOffset, errorCode);
     }
 
     @Override
     public int doWork() throws IOException
     {
-        int work = 0;
-        if (selector.selectNow() > 0 || !selector.selectedKeys().isEmpty())
-        {
-            work += onSelected();
-        }
-        work += readBuffered();
-        work += completions.read(completionHandler, 1024);
+        int work = connections.poll();
+        work += completions.drain(1024);
         Runnable task;
         while (null != (task = tasks.poll()))
         {
@@ -376,427 +320,51 @@ public final class KafkaListener implements Agent, AutoCloseable
             work++;
         }
         final long now = System.currentTimeMillis();
-        work += apis.produce().retryBlocked(connections, now);
+        work += apis.produce().retryBlocked(connections.connections(), now);
         work += apis.fetch().pollParked(now);
         apis.groups().poll(now);
         if (now >= nextHousekeepingMs)
         {
             nextHousekeepingMs = now + 1_000;
-            closeIdle(now);
+            connections.closeIdle(now);
         }
-        work += flushAll();
-        rearmReads();
-        if (memoryFreed)
-        {
-            memoryFreed = false;
-            work += resumeMemoryWaiters();
-        }
+        work += connections.flushAll();
+        connections.rearmReads();
+        work += connections.resumeMemoryWaiters();
         return work;
-    }
-
-    /**
-     * TLS connections may hold decrypted bytes the socket will not signal again (a read stopped at a frame, the
-     * in-flight limit, back-pressure): read them when the connection may read.
-     */
-    private int readBuffered()
-    {
-        if (!security.tls())
-        {
-            return 0;
-        }
-        int work = 0;
-        for (int i = connections.size() - 1; i >= 0; i--)
-        {
-            final KafkaConnection connection = connections.get(i);
-            if (connection.mayRead() && connection.transport.hasBufferedInput())
-            {
-                work += read(connection);
-            }
-        }
-        return work;
-    }
-
-    /** Take {@code bytes} of the request budget for a connection that is not waiting, or refuse. */
-    private boolean reserve(final int bytes)
-    {
-        if (!memoryWaiters.isEmpty() || queuedRequestBytes + bytes > ctx.queuedMaxRequestBytes())
-        {
-            return false;
-        }
-        queuedRequestBytes += bytes;
-        if (queuedRequestBytes > maxQueuedRequestBytes)
-        {
-            maxQueuedRequestBytes = queuedRequestBytes;
-        }
-        return true;
-    }
-
-    /** Answers (or a closed connection) gave budget back. */
-    private void release(final long bytes)
-    {
-        queuedRequestBytes -= bytes;
-        memoryFreed = true;
-    }
-
-    private void muteForMemory(final KafkaConnection connection)
-    {
-        connection.memoryMuted = true;
-        memoryWaiters.addLast(connection);
-        memoryWaiterCount = memoryWaiters.size();
-        memoryMutes.incrementAndGet();
-        connection.key.interestOps(connection.key.interestOps() & ~SelectionKey.OP_READ);
-    }
-
-    /** Give the budget freed to waiting connections, first come first served, and read on. */
-    private int resumeMemoryWaiters()
-    {
-        int work = 0;
-        KafkaConnection head;
-        while (null != (head = memoryWaiters.peekFirst()))
-        {
-            final int bytes = head.pendingSize();
-            if (queuedRequestBytes + bytes > ctx.queuedMaxRequestBytes())
-            {
-                break;
-            }
-            memoryWaiters.pollFirst();
-            memoryWaiterCount = memoryWaiters.size();
-            queuedRequestBytes += bytes;
-            if (queuedRequestBytes > maxQueuedRequestBytes)
-            {
-                maxQueuedRequestBytes = queuedRequestBytes;
-            }
-            head.memoryMuted = false;
-            head.requestStartedMs = System.currentTimeMillis(); // the wait was ours: the peer's clock starts now
-            head.startFrame(frameBuffers);
-            work++;
-            read(head);
-            if (!head.closed && head.mayRead())
-            {
-                head.key.interestOps(head.key.interestOps() | SelectionKey.OP_READ);
-            }
-        }
-        return work;
-    }
-
-    private int onSelected() throws IOException
-    {
-        int work = 0;
-        final Iterator<SelectionKey> it = selector.selectedKeys().iterator();
-        while (it.hasNext())
-        {
-            final SelectionKey key = it.next();
-            it.remove();
-            if (!key.isValid())
-            {
-                continue;
-            }
-            if (key.isAcceptable())
-            {
-                work += accept();
-                continue;
-            }
-            final KafkaConnection connection = (KafkaConnection)key.attachment();
-            if (key.isWritable())
-            {
-                if (connection.transport.ready())
-                {
-                    flush(connection);
-                }
-                else
-                {
-                    work += read(connection); // the TLS handshake goes on
-                }
-            }
-            if (key.isReadable() && !connection.closed)
-            {
-                work += read(connection);
-            }
-        }
-        return work;
-    }
-
-    /**
-     * Connections that stopped reading (in flight full, back-pressure) read again once they may: their next frames
-     * may already wait in the socket, which the selector reports only while OP_READ is set.
-     */
-    private void rearmReads()
-    {
-        for (int i = connections.size() - 1; i >= 0; i--)
-        {
-            final KafkaConnection connection = connections.get(i);
-            if (connection.mayRead() && (connection.key.interestOps() & SelectionKey.OP_READ) == 0)
-            {
-                connection.key.interestOps(connection.key.interestOps() | SelectionKey.OP_READ);
-            }
-        }
-    }
-
-    private int accept() throws IOException
-    {
-        int accepted = 0;
-        SocketChannel channel;
-        while (null != (channel = server.accept()))
-        {
-            if (connections.size() >= ctx.maxConnections())
-            {
-                refusedConnections.incrementAndGet();
-                logLimited("refused a connection from " + channel.getRemoteAddress() + ": " + ctx.maxConnections() +
-                    " connections open (" + KafkaContext.MAX_CONNECTIONS + ")");
-                CloseHelper.quietClose(channel);
-                continue;
-            }
-            channel.configureBlocking(false);
-            channel.setOption(StandardSocketOptions.TCP_NODELAY, true);
-            final InetSocketAddress peer = (InetSocketAddress)channel.getRemoteAddress();
-            final Transport transport;
-            try
-            {
-                transport = security.tls() ? new TlsTransport(channel, security.newEngine(peer.getHostString(),
-                    peer.getPort())) : new PlainTransport(channel);
-            }
-            catch (final IOException | RuntimeException ex)
-            {
-                errorHandler.onError(ex);
-                CloseHelper.quietClose(channel);
-                continue;
-            }
-            final KafkaConnection connection = new KafkaConnection(nextConnectionId++, channel, transport,
-                String.valueOf(peer), System.currentTimeMillis(), this::release);
-            if (null != security.users())
-            {
-                connection.sasl = apis.sasl().newState();
-            }
-            connection.key = channel.register(selector, SelectionKey.OP_READ, connection);
-            connections.add(connection);
-            accepted++;
-        }
-        return accepted;
-    }
-
-    private int read(final KafkaConnection connection)
-    {
-        int requests = 0;
-        try
-        {
-            while (connection.mayRead() && requests < 16)
-            {
-                final KafkaConnection.Read read = connection.readFrame(ctx.maxRequestBytes());
-                if (read != KafkaConnection.Read.FRAME)
-                {
-                    connection.noteRequestStarted(System.currentTimeMillis());
-                }
-                if (read == KafkaConnection.Read.NONE)
-                {
-                    break;
-                }
-                if (read == KafkaConnection.Read.SIZED)
-                {
-                    final int length = connection.pendingSize();
-                    if (length > MAX_UNAUTHENTICATED_REQUEST_BYTES && !connection.authenticated())
-                    {
-                        authenticationFailed(connection, "a request of " + length + " bytes before " +
-                            "authentication (at most " + MAX_UNAUTHENTICATED_REQUEST_BYTES + ")");
-                        close(connection);
-                        return requests;
-                    }
-                    if (length > ctx.queuedMaxRequestBytes())
-                    {
-                        badFrame(connection, "request size " + length + " above the listener's request budget " +
-                            ctx.queuedMaxRequestBytes() + " (" + KafkaContext.QUEUED_MAX_REQUEST_BYTES + ")");
-                        return requests;
-                    }
-                    if (!reserve(length))
-                    {
-                        muteForMemory(connection);
-                        return requests;
-                    }
-                    connection.startFrame(frameBuffers);
-                    continue;
-                }
-                if (read == KafkaConnection.Read.EOF)
-                {
-                    close(connection);
-                    return requests;
-                }
-                if (read == KafkaConnection.Read.BAD_SIZE)
-                {
-                    badFrame(connection, "request size " + connection.badSize() + " outside [1, " +
-                        ctx.maxRequestBytes() + "] (" + KafkaContext.MAX_REQUEST_BYTES + ")");
-                    return requests;
-                }
-                connection.lastActiveMs = System.currentTimeMillis();
-                requests++;
-                final ByteBuffer frame = connection.takeFrame();
-                final boolean open = apis.handle(connection, frame);
-                frameBuffers.give(frame); // parsed, and nothing kept points into it (FrameBuffers says why)
-                if (!open)
-                {
-                    return requests;
-                }
-            }
-            if (!connection.mayRead() && !connection.closed)
-            {
-                connection.key.interestOps(connection.key.interestOps() & ~SelectionKey.OP_READ);
-            }
-            if (!connection.closed && !connection.transport.ready() && connection.transport.wantsWrite())
-            {
-                connection.key.interestOps(connection.key.interestOps() | SelectionKey.OP_WRITE);
-            }
-        }
-        catch (final javax.net.ssl.SSLException ex)
-        {
-            if (connection.transport.ready())
-            {
-                badFrame(connection, "TLS failed: " + ex.getMessage());
-            }
-            else
-            {
-                authenticationFailed(connection, "TLS handshake failed: " + ex.getMessage());
-                close(connection);
-            }
-        }
-        catch (final IOException | java.nio.channels.CancelledKeyException ex)
-        {
-            close(connection);
-        }
-        return requests;
     }
 
     /** A connection failed to authenticate: count it and log (rate-limited); the caller closes it. */
     void authenticationFailed(final KafkaConnection connection, final String why)
     {
-        failedAuthentications.incrementAndGet();
-        logLimited("authentication of connection " + connection.remote + " to broker " + brokerId + " failed: " +
-            why);
+        connections.authenticationFailed(connection, why);
     }
 
     /** A connection sent something that is not a Kafka request: close it, count it, log (rate-limited). */
     void badFrame(final KafkaConnection connection, final String why)
     {
-        badFrames.incrementAndGet();
-        logLimited("closed connection " + connection.remote + " to broker " + brokerId + ": " + why);
-        close(connection);
+        connections.badFrame(connection, why);
     }
 
-    private void logLimited(final String line)
-    {
-        final long now = System.currentTimeMillis();
-        if (now >= nextErrorLogMs)
-        {
-            nextErrorLogMs = now + ctx.errorLogIntervalMs();
-            final String suppressed = suppressedErrorLogs > 0 ? " (" + suppressedErrorLogs + " similar lines " +
-                "suppressed)" : "";
-            suppressedErrorLogs = 0;
-            logger.log(System.Logger.Level.WARNING, line + suppressed);
-        }
-        else
-        {
-            suppressedErrorLogs++;
-        }
-    }
-
-    private int flushAll()
-    {
-        int work = 0;
-        for (int i = connections.size() - 1; i >= 0; i--)
-        {
-            final KafkaConnection connection = connections.get(i);
-            final InFlight head = connection.inFlight.peekFirst();
-            if (null != head && head.isDone())
-            {
-                work++;
-                flush(connection);
-            }
-        }
-        return work;
-    }
-
-    private void flush(final KafkaConnection connection)
-    {
-        try
-        {
-            if (!connection.flush())
-            {
-                close(connection);
-            }
-        }
-        catch (final IOException | java.nio.channels.CancelledKeyException ex)
-        {
-            close(connection);
-        }
-    }
-
-    private void closeIdle(final long now)
-    {
-        for (int i = connections.size() - 1; i >= 0; i--)
-        {
-            final KafkaConnection connection = connections.get(i);
-            if (!connection.memoryMuted && connection.requestStartedMs >= 0 &&
-                now - connection.requestStartedMs > ctx.requestReadTimeoutMs())
-            {
-                // a peer that sends part of a request and stalls would hold its reservation until the idle timeout
-                slowRequests.incrementAndGet();
-                logLimited("closed connection " + connection.remote + " to broker " + brokerId + ": a request's " +
-                    "bytes did not all arrive within " + ctx.requestReadTimeoutMs() + " ms (" +
-                    KafkaContext.REQUEST_READ_TIMEOUT_MS + "), holding " + connection.reservedBytes + " bytes");
-                close(connection);
-            }
-            else if (connection.idle() && now - connection.lastActiveMs > ctx.connectionsMaxIdleMs())
-            {
-                close(connection);
-            }
-            else if (!connection.authenticated() && now - connection.openedMs > ctx.authenticationTimeoutMs())
-            {
-                authenticationFailed(connection, "not authenticated within " + ctx.authenticationTimeoutMs() +
-                    " ms (" + KafkaContext.AUTHENTICATION_TIMEOUT_MS + ")");
-                close(connection);
-            }
-        }
-    }
-
+    /** Close a connection (idempotent). */
     void close(final KafkaConnection connection)
     {
-        if (connection.closed)
-        {
-            return;
-        }
-        connection.closed = true;
-        connections.remove(connection);
-        apis.onClose(connection);
-        if (connection.memoryMuted)
-        {
-            memoryWaiters.remove(connection);
-            memoryWaiterCount = memoryWaiters.size();
-        }
-        if (connection.reservedBytes > 0)
-        {
-            release(connection.reservedBytes);
-            connection.reservedBytes = 0;
-        }
-        if (null != connection.key)
-        {
-            connection.key.cancel();
-        }
-        connection.transport.close();
+        connections.close(connection);
     }
 
     /** @return connections open now. */
     int connectionCount()
     {
-        return connections.size();
+        return connections.connections().size();
     }
 
     @Override
     public void onClose()
     {
-        for (int i = connections.size() - 1; i >= 0; i--)
-        {
-            close(connections.get(i));
-        }
+        connections.closeAll();
         apis.close();
         sessions.unregister(session);
-        CloseHelper.quietCloseAll(server, selector);
+        connections.release();
         io.shutdownNow();
     }
 
@@ -817,7 +385,7 @@ public final class KafkaListener implements Agent, AutoCloseable
         closed = true;
         if (null != runner)
         {
-            selector.wakeup();
+            connections.wakeup();
             CloseHelper.quietClose(runner);
         }
         else
@@ -827,9 +395,10 @@ public final class KafkaListener implements Agent, AutoCloseable
     }
 
     /**
-     * Idles in {@link Selector#select(long)}: the thread sleeps until a socket is ready, a produce outcome or a task
-     * arrives (they wake the selector), or, while fetches are parked, for at most {@value #PARKED_FETCH_POLL_MS} ms
-     * (a parked fetch waits for a high watermark to move, which nothing signals to the listener).
+     * Idles in {@link java.nio.channels.Selector#select(long)}: the thread sleeps until a socket is ready, a produce
+     * outcome or a task arrives (they wake the selector), or, while fetches are parked, for at most
+     * {@value #PARKED_FETCH_POLL_MS} ms (a parked fetch waits for a high watermark to move, which nothing signals to
+     * the listener).
      */
     private final class SelectorIdleStrategy implements IdleStrategy
     {
@@ -857,9 +426,9 @@ public final class KafkaListener implements Agent, AutoCloseable
             parked = true;
             try
             {
-                if (completions.size() == 0 && tasks.isEmpty())
+                if (completions.isEmpty() && tasks.isEmpty())
                 {
-                    selector.select(apis.fetch().hasParked() || apis.produce().hasBlocked() ?
+                    connections.select(apis.fetch().hasParked() || apis.produce().hasBlocked() ?
                         PARKED_FETCH_POLL_MS : 100);
                 }
             }
