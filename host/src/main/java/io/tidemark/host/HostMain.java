@@ -22,6 +22,8 @@ public final class HostMain
     /** Exit code when the host's transport died while it ran. */
     public static final int EXIT_TRANSPORT_DIED = 5;
 
+    private static final String LOG_FORMAT_PROPERTY = "java.util.logging.SimpleFormatter.format";
+
     private HostMain()
     {
     }
@@ -40,12 +42,27 @@ public final class HostMain
     }
 
     /**
+     * A host's log is read when something went wrong across processes, so each record is one line with the time to
+     * the millisecond (the JDK's default is two lines, to the second). An operator's own format, given as the
+     * property or in a logging configuration file, is left alone. Takes effect only before the first record.
+     */
+    static void oneLineLogRecords()
+    {
+        if (null == System.getProperty(LOG_FORMAT_PROPERTY) &&
+            null == System.getProperty("java.util.logging.config.file"))
+        {
+            System.setProperty(LOG_FORMAT_PROPERTY, "%1$tF %1$tT.%1$tL %4$s %3$s: %5$s%6$s%n");
+        }
+    }
+
+    /**
      * Start a host from a configuration file and serve until this JVM shuts down.
      *
      * @return the exit code.
      */
     public static int run(final Path configFile)
     {
+        oneLineLogRecords();
         final TidemarkHost host;
         try
         {
