@@ -4,7 +4,6 @@ import org.agrona.DirectBuffer;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.UnsafeBuffer;
 
-import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 /**
@@ -50,14 +49,6 @@ public final class Log implements AutoCloseable
 {
     /** The largest log end offset: the last offset a record can have is one below it. */
     public static final long MAX_LOG_END_OFFSET = Long.MAX_VALUE;
-
-    static
-    {
-        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN)
-        {
-            throw new ExceptionInInitializerError("Tidemark's on-disk format is little-endian; this platform is not");
-        }
-    }
 
     private final LogLifecycle lifecycle;
     private final LogSegments segments;
@@ -226,17 +217,7 @@ public final class Log implements AutoCloseable
      */
     public void flush()
     {
-        writer.checkOnline();
-        flusher.lock().lock();
-        try
-        {
-            writer.checkOnline();
-            flusher.forceAndCheckpoint(segments.snapshot(), logEndOffset(), logStartOffset(), false, true);
-        }
-        finally
-        {
-            flusher.lock().unlock();
-        }
+        lifecycle.flush();
     }
 
     /**
@@ -247,12 +228,7 @@ public final class Log implements AutoCloseable
      */
     public void advanceLogStartOffset(final long offset)
     {
-        writer.checkOnline();
-        if (offset > logEndOffset())
-        {
-            throw new IllegalArgumentException("log start offset " + offset + " beyond the log end " + logEndOffset());
-        }
-        lifecycle.retention.advanceLogStartOffset(offset);
+        lifecycle.advanceLogStartOffset(offset);
     }
 
     /**
@@ -273,10 +249,7 @@ public final class Log implements AutoCloseable
      */
     public LogReader openReader()
     {
-        writer.checkOpen();
-        final LogReader reader = new LogReader(segments, writer, lifecycle.dir, lifecycle.ctx.readVerifyCrc());
-        segments.addReader(reader);
-        return reader;
+        return lifecycle.openReader();
     }
 
     /**
@@ -409,12 +382,6 @@ public final class Log implements AutoCloseable
     public void close()
     {
         lifecycle.shutdown(true);
-    }
-
-    /** Test seam kept for the crash suites: same as {@link #halt()}. */
-    void simulateCrash()
-    {
-        halt();
     }
 
     /**

@@ -8,6 +8,7 @@ import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.EpochClock;
 
 import java.io.IOException;
+import java.nio.ByteOrder;
 import java.nio.file.Path;
 
 /**
@@ -29,6 +30,14 @@ final class LogLifecycle
      * without them (readers then release their segment's mapping themselves when they leave the poll).
      */
     static final long CLOSE_WAIT_MS = 1000;
+
+    static
+    {
+        if (ByteOrder.nativeOrder() != ByteOrder.LITTLE_ENDIAN)
+        {
+            throw new ExceptionInInitializerError("Tidemark's on-disk format is little-endian; this platform is not");
+        }
+    }
 
     final LogContext ctx;
     final Path dir;
@@ -160,6 +169,44 @@ final class LogLifecycle
         {
             directory.close();
         }
+    }
+
+    /** {@link Log#flush()}: force everything appended and checkpoint, under the flusher's lock. */
+    void flush()
+    {
+        writer.checkOnline();
+        flusher.lock().lock();
+        try
+        {
+            writer.checkOnline();
+            flusher.forceAndCheckpoint(segments.snapshot(), writer.logEndOffset(), segments.logStartOffset(), false,
+                true);
+        }
+        finally
+        {
+            flusher.lock().unlock();
+        }
+    }
+
+    /** {@link Log#advanceLogStartOffset(long)}: at most the log end offset. */
+    void advanceLogStartOffset(final long offset)
+    {
+        writer.checkOnline();
+        if (offset > writer.logEndOffset())
+        {
+            throw new IllegalArgumentException("log start offset " + offset + " beyond the log end " +
+                writer.logEndOffset());
+        }
+        retention.advanceLogStartOffset(offset);
+    }
+
+    /** {@link Log#openReader()}: a reader registered with the segment set, which waits for it before unmapping. */
+    LogReader openReader()
+    {
+        writer.checkOpen();
+        final LogReader reader = new LogReader(segments, writer, dir, ctx.readVerifyCrc());
+        segments.addReader(reader);
+        return reader;
     }
 
     /**

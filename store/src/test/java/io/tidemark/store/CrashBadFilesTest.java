@@ -121,7 +121,7 @@ class CrashBadFilesTest
         else
         {
             recoveryPoint = log.recoveryPoint();
-            log.simulateCrash();
+            log.halt();
         }
         return new Healthy(dir, clean, end, recoveryPoint, CrashFiles.scan(dir));
     }

@@ -71,7 +71,7 @@ class CrashBitFlipTest
             log.close();
             return new Template(dir, kind, end, end);
         }
-        log.simulateCrash();
+        log.halt();
         assertEquals(recoveryPoint, CrashFiles.checkpointRecoveryPoint(dir));
         return new Template(dir, kind, recoveryPoint, end);
     }
@@ -331,7 +331,7 @@ class CrashBitFlipTest
         }
         else
         {
-            log.simulateCrash();
+            log.halt();
         }
         return dir;
     }
@@ -374,7 +374,7 @@ class CrashBitFlipTest
             CrashRecords.appendRandom(crashed, random);
         }
         final long end = crashed.logEndOffset();
-        crashed.simulateCrash();
+        crashed.halt();
         CrashFiles.SegmentScan recoverySegment = null;
         for (final CrashFiles.SegmentScan scan : CrashFiles.scan(dir))
         {

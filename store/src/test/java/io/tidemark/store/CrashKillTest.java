@@ -22,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * moment (during JVM start or recovery, or in the middle of appends, rolls, flushes and retention), reopens the
  * log, and checks that every record the child appended is there, intact and in order, that nothing corrupt is
  * readable, that the dead process's lock does not block the reopen, and that the log accepts appends again. The
- * test's own appends and closes (clean, or crashed with {@link Log#simulateCrash()}) are interleaved, so the next
+ * test's own appends and closes (clean, or crashed with {@link Log#halt()}) are interleaved, so the next
  * child starts on both clean and unclean logs. Default 30 kills; long mode 1,000.
  */
 class CrashKillTest
@@ -150,7 +150,7 @@ class CrashKillTest
             {
                 if (random.nextInt(4) == 0)
                 {
-                    log.simulateCrash();
+                    log.halt();
                     summary.inc("unclean_handovers");
                 }
                 else

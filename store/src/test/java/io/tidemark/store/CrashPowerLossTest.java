@@ -143,7 +143,7 @@ class CrashPowerLossTest
                 if (random.nextInt(3) == 0)
                 {
                     chain.durable = log.recoveryPoint();
-                    log.simulateCrash();
+                    log.halt();
                 }
                 else
                 {
@@ -517,7 +517,7 @@ class CrashPowerLossTest
         }
         while (last.frameEnd() - (last.position() + last.length()) < 2);
         final long end = log.logEndOffset();
-        log.simulateCrash();
+        log.halt();
         // Power loss: the unflushed last batch reached the disk, the file size stops inside its padding.
         CrashFiles.cut(CrashFiles.segmentLogs(dir).get(0), last.position() + last.length() + 1);
         final long appendedEnd;

@@ -66,7 +66,7 @@ class FlushedDataLossTest
         }
         log.flush();
         assertEquals(n, log.recoveryPoint());
-        log.simulateCrash();
+        log.halt();
     }
 
     private Path segmentLog(final long base)

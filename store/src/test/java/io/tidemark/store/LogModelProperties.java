@@ -237,7 +237,7 @@ class LogModelProperties
                 }
                 else if (op instanceof Crash)
                 {
-                    log.simulateCrash();
+                    log.halt();
                     log = open(dir, clock);
                     assertEquals(0, log.recoveryReport().bytesTruncated(), log.recoveryReport().toString());
                 }

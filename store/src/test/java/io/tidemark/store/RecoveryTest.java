@@ -26,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Recovery on open: every crash state the issue names, produced by crashing a log in process
- * ({@link Log#simulateCrash()}: nothing flushed, trimmed or marked) and then editing its files.
+ * ({@link Log#halt()}: nothing flushed, trimmed or marked) and then editing its files.
  */
 class RecoveryTest
 {
@@ -60,7 +60,7 @@ class RecoveryTest
                 log.flush();
             }
         }
-        log.simulateCrash();
+        log.halt();
     }
 
     private Path segmentFile(final long base, final String suffix)
@@ -151,7 +151,7 @@ class RecoveryTest
         {
             appendText(log, value(i));
         }
-        log.simulateCrash();
+        log.halt();
         try (Log reopened = open())
         {
             final RecoveryReport report = reopened.recoveryReport();
