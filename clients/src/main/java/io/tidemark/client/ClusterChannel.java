@@ -51,6 +51,18 @@ final class ClusterChannel
             records, length);
     }
 
+    /** Gather this thread's sends until {@link #flushSends} (one duty cycle of the producer). */
+    void gatherSends()
+    {
+        connection.gatherSends();
+    }
+
+    /** Send what was gathered. */
+    void flushSends()
+    {
+        connection.flushSends();
+    }
+
     /** @return the host instance leading the partition now, or {@link ClusterConnection#NO_LEADER}. */
     long leaderInstance(final int partitionId)
     {

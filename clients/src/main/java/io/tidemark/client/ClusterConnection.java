@@ -43,6 +43,21 @@ public interface ClusterConnection
         int timeoutMs, long producerId, short producerEpoch, int baseSequence, DirectBuffer records, int length);
 
     /**
+     * From now until {@link #flushSends}, this thread's {@link #send}s may be gathered into fewer requests (one per
+     * leader host) that leave at the flush: a producer gathers over one duty cycle. A gathered send returns NONE;
+     * should its request then be refused, its outcome is that (retriable) error, at the session's listener, like
+     * any answer. A connection that sends at once ignores it (the default).
+     */
+    default void gatherSends()
+    {
+    }
+
+    /** Send what this thread gathered since {@link #gatherSends}, and send at once again. */
+    default void flushSends()
+    {
+    }
+
+    /**
      * @return an id of the host instance (host id and incarnation) leading the partition now, or {@link #NO_LEADER}.
      */
     long leaderInstance(int partitionId);

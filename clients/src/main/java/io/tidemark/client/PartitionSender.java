@@ -157,6 +157,11 @@ final class PartitionSender
     private int checkAwaiting(final long now)
     {
         int work = 0;
+        // looked up once per cycle, and once per target: the batches in flight almost always share one leader
+        long leaderNow = ClusterConnection.NO_LEADER;
+        boolean leaderLooked = false;
+        long checkedTarget = ClusterConnection.NO_LEADER;
+        boolean checkedGone = false;
         for (int i = 0; i < inFlight.size(); )
         {
             final ProducerBatch batch = inFlight.get(i);
@@ -164,8 +169,17 @@ final class PartitionSender
             {
                 // Gone: the host it went to stopped, or another host leads the partition now (the old one will
                 // answer NOT_LEADER, if it can answer at all): either way, resend to the current leader at once.
-                final long leaderNow = agent.channel().leaderInstance(source.partitionId);
-                final boolean gone = agent.channel().isGone(batch.target) ||
+                if (!leaderLooked)
+                {
+                    leaderNow = agent.channel().leaderInstance(source.partitionId);
+                    leaderLooked = true;
+                }
+                if (batch.target != checkedTarget || ClusterConnection.NO_LEADER == checkedTarget)
+                {
+                    checkedTarget = batch.target;
+                    checkedGone = agent.channel().isGone(batch.target);
+                }
+                final boolean gone = checkedGone ||
                     (leaderNow != ClusterConnection.NO_LEADER && leaderNow != batch.target);
                 if (gone || now >= batch.attemptDeadlineMs)
                 {

@@ -10,7 +10,8 @@ import org.agrona.concurrent.EpochClock;
  * The producer's sending agent. Each duty cycle it delivers the leaders' answers (from the {@link CompletionQueue}
  * to the batch awaiting each correlation id), lets every partition lane ({@link PartitionSender}) take its due
  * batches from the accumulators, detect lost attempts, expire, retry and send, and, while a flush is in progress,
- * publishes how far flushing has got. Errors go to the error handler, never out of the thread.
+ * publishes how far flushing has got. The lanes' sends of one cycle are gathered by the connection and leave at the
+ * cycle's end, one request per leader host where the connection can ({@link ClusterConnection#gatherSends}). Errors go to the error handler, never out of the thread.
  * <p>
  * Runs on one thread at a time (the producer's agent thread, or the invoking thread); {@link #flushedThrough()} is
  * readable from any thread.
@@ -77,16 +78,24 @@ final class Sender implements Agent
                 refresh(all);
             }
             final boolean flushing = accumulator.flushing();
-            for (final PartitionSender sender : senders)
+            channel.gatherSends(); // the lanes' requests leave together, one per leader host, at the cycle's end
+            try
             {
-                try
+                for (final PartitionSender sender : senders)
                 {
-                    work += sender.doWork(now, flushing);
+                    try
+                    {
+                        work += sender.doWork(now, flushing);
+                    }
+                    catch (final RuntimeException ex)
+                    {
+                        errorHandler.onError(ex);
+                    }
                 }
-                catch (final RuntimeException ex)
-                {
-                    errorHandler.onError(ex);
-                }
+            }
+            finally
+            {
+                channel.flushSends();
             }
             if (flushing)
             {

@@ -1,6 +1,8 @@
 package io.tidemark.host;
 
 import io.tidemark.client.remote.protocol.GatewayMessages;
+import io.tidemark.client.remote.protocol.ProduceSet;
+import io.tidemark.replication.RateLimitedLog;
 import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
 import io.aeron.Image;
@@ -98,6 +100,8 @@ final class HostGateway implements Agent
     private int livenessFragments; // of the control poll under way: heartbeats and controller announcements
     /** What the clients' produce results share: who has a backlog, how many were dropped. */
     private final ClientReplies.Totals replyTotals = new ClientReplies.Totals();
+    /** Produce sets refused as malformed: from outside, so rate-limited. */
+    private final RateLimitedLog produceSetFaults = new RateLimitedLog(System.getLogger(HostGateway.class.getName()));
 
     /** A client this host has heard from: its reply publication, token, replay window and producer session here. */
     private final class ClientPeer
@@ -395,6 +399,10 @@ final class HostGateway implements Agent
         {
             onProduce(peer, buffer, payload, payloadLength);
         }
+        else if (type == PRODUCE_SET)
+        {
+            onProduceSet(peer, buffer, payload, payloadLength, header);
+        }
         else if (type == READ && payloadLength == READ_LENGTH)
         {
             onRead(peer, buffer, payload);
@@ -462,6 +470,36 @@ final class HostGateway implements Agent
         if (error != ReplicationError.NONE)
         {
             peer.results.send(partitionId, correlationId, -1, error);
+        }
+    }
+
+    /**
+     * A client's produce requests for many partitions in one frame ({@link ProduceSet}): checked whole first (a
+     * damaged or forged set is refused whole, counted as a bad request, and none of it appended), then each entry
+     * handled as its own PRODUCE, in order.
+     */
+    private void onProduceSet(final ClientPeer peer, final DirectBuffer buffer, final int offset, final int length,
+        final Header header)
+    {
+        final ProduceSet.Fault fault = ProduceSet.check(buffer, offset, length);
+        if (null != fault)
+        {
+            final long suppressed = produceSetFaults.shouldLog("bad produce set"); // no string per frame
+            if (suppressed >= 0)
+            {
+                System.getLogger(HostGateway.class.getName()).log(System.Logger.Level.WARNING, "host " + hostId +
+                    " refused a produce set of client " + peer.clientId + " at " + peer.sourceAddress + ": " + fault +
+                    " (" + suppressed + " more since the last such line)");
+            }
+            drop(EdgeCounters.Reason.BAD_REQUEST, peer.clientId, header);
+            return;
+        }
+        final int end = offset + length;
+        for (int at = offset + ProduceSet.ENTRIES_OFFSET; at < end; )
+        {
+            final int entryLength = ProduceSet.entryLength(buffer, at);
+            onProduce(peer, buffer, at, entryLength);
+            at += entryLength;
         }
     }
 

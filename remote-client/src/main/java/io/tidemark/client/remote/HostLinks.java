@@ -80,7 +80,13 @@ final class HostLinks implements AutoCloseable
         /** Send a frame of {@code type} with {@code payload}. @return as FrameWriter.offer. */
         long offer(final int type, final DirectBuffer payload, final int length)
         {
-            return writer.offer(gateway, type, hostId, info.incarnation(), payload, 0, length);
+            return offer(type, payload, 0, length);
+        }
+
+        /** Send a frame of {@code type} with {@code length} bytes of {@code payload} from {@code offset}. */
+        long offer(final int type, final DirectBuffer payload, final int offset, final int length)
+        {
+            return writer.offer(gateway, type, hostId, info.incarnation(), payload, offset, length);
         }
 
         void close()

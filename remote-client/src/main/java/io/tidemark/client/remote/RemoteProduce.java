@@ -2,11 +2,14 @@ package io.tidemark.client.remote;
 
 import io.aeron.Publication;
 import io.tidemark.aeron.FrameWriter;
+import io.tidemark.aeron.FrameDescriptor;
 import io.tidemark.client.remote.protocol.GatewayMessages;
+import io.tidemark.client.remote.protocol.ProduceSet;
 import io.tidemark.replication.ProduceListener;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.protocol.PartitionState;
 import org.agrona.DirectBuffer;
+import org.agrona.collections.Int2ObjectHashMap;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.util.Map;
@@ -17,9 +20,24 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Produce requests to the partitions' leaders and their results: the producer sessions (each with its listener), a
  * PRODUCE frame per run of records to the leader the metadata names, and each PRODUCE_RESULT to its session's
  * listener. The send path does not allocate (a header buffer per sending thread).
+ * <p>
+ * <b>Gathering.</b> Between {@link #gatherSends} and {@link #flushSends} (one duty cycle of a producer, on one
+ * thread) the requests a thread sends are gathered per host link, each as an entry of a PRODUCE_SET
+ * ({@link ProduceSet}), and leave at the flush, one frame per host (a plain PRODUCE when only one request is
+ * gathered): one publication offer, authentication tag and host-side frame check per host instead of one per
+ * partition. A request waits for nothing but the end of its producer's duty cycle (linger is unchanged), and
+ * entries keep their send order, so each partition's batches reach the leader in sequence order. A gathered
+ * request counts as sent; should its frame then be refused (back pressure, no connection), its outcome is that
+ * error, delivered to its session's listener at the flush like any answer, and every later request of the cycle to
+ * that link is refused at once with it, so no batch of a partition overtakes an earlier one that was not sent.
+ * Gathered bytes are bounded per link ({@link #GATHER_BYTES}); a request too large to gather is sent alone, after
+ * what was gathered before it.
  */
 final class RemoteProduce
 {
+    /** Most bytes one thread gathers for one host link before it sends them (a frame; at most the publication's). */
+    static final int GATHER_BYTES = 256 * 1024;
+
     private final ClusterMetadata metadata;
     private final HostLinks links;
     private final int requestMaxBytes;
@@ -27,6 +45,33 @@ final class RemoteProduce
     private final AtomicInteger nextSession = new AtomicInteger(1);
     private final ThreadLocal<UnsafeBuffer> produceHeader =
         ThreadLocal.withInitial(() -> new UnsafeBuffer(new byte[GatewayMessages.PRODUCE_RECORDS_OFFSET]));
+    private final ThreadLocal<Gathering> gathering = ThreadLocal.withInitial(Gathering::new);
+
+    /** One thread's gathered requests: whether it gathers now, and what per host link. */
+    private static final class Gathering
+    {
+        final Int2ObjectHashMap<Gathered> byHost = new Int2ObjectHashMap<>();
+        Gathered[] pending = new Gathered[4];
+        int pendingCount;
+        boolean active;
+    }
+
+    /** The requests gathered for one host link: a PRODUCE_SET being written, and whether the link refused one. */
+    private static final class Gathered
+    {
+        final int hostId;
+        HostLinks.HostLink link;
+        UnsafeBuffer buffer;
+        int length = ProduceSet.ENTRIES_OFFSET;
+        int count;
+        ReplicationError refused;
+        boolean pending;
+
+        Gathered(final int hostId)
+        {
+            this.hostId = hostId;
+        }
+    }
 
     RemoteProduce(final ClusterMetadata metadata, final HostLinks links, final int requestMaxBytes)
     {
@@ -89,6 +134,47 @@ final class RemoteProduce
             link.helloIfDue(System.currentTimeMillis());
             return ReplicationError.BACK_PRESSURED;
         }
+        final Gathering gathering = this.gathering.get();
+        if (gathering.active)
+        {
+            final Gathered gathered = gatheredFor(gathering, link);
+            if (null != gathered.refused)
+            {
+                return gathered.refused; // an earlier request of this cycle to the link was refused: not sent either
+            }
+            final int entryLength = ProduceSet.ENTRY_HEADER_LENGTH + length;
+            if (entryLength <= gathered.buffer.capacity() - ProduceSet.ENTRIES_OFFSET)
+            {
+                if (gathered.length + entryLength > gathered.buffer.capacity() ||
+                    gathered.count == ProduceSet.MAX_ENTRIES)
+                {
+                    sendGathered(gathered);
+                    if (null != gathered.refused)
+                    {
+                        return gathered.refused;
+                    }
+                }
+                gathered.length += ProduceSet.putEntry(gathered.buffer, gathered.length, partitionId, acks,
+                    timeoutMs, producerEpoch, producerId, baseSequence,
+                    GatewayMessages.wireCorrelation(session, correlationId), records, 0, length);
+                gathered.count++;
+                if (!gathered.pending)
+                {
+                    gathered.pending = true;
+                    if (gathering.pendingCount == gathering.pending.length)
+                    {
+                        gathering.pending = java.util.Arrays.copyOf(gathering.pending, gathering.pendingCount * 2);
+                    }
+                    gathering.pending[gathering.pendingCount++] = gathered;
+                }
+                return ReplicationError.NONE;
+            }
+            sendGathered(gathered); // too long to gather: after what was gathered before it, alone
+            if (null != gathered.refused)
+            {
+                return gathered.refused;
+            }
+        }
         final UnsafeBuffer header = produceHeader.get();
         header.putInt(GatewayMessages.PRODUCE_PARTITION_OFFSET, partitionId, GatewayMessages.ORDER);
         header.putInt(GatewayMessages.PRODUCE_ACKS_OFFSET, acks, GatewayMessages.ORDER);
@@ -98,18 +184,111 @@ final class RemoteProduce
         header.putInt(GatewayMessages.PRODUCE_SEQUENCE_OFFSET, baseSequence, GatewayMessages.ORDER);
         header.putLong(GatewayMessages.PRODUCE_CORRELATION_OFFSET,
             GatewayMessages.wireCorrelation(session, correlationId), GatewayMessages.ORDER);
-        final long result = link.offer(GatewayMessages.PRODUCE, header, GatewayMessages.PRODUCE_RECORDS_OFFSET,
-            records, length);
-        if (result > 0)
+        return outcome(link.offer(GatewayMessages.PRODUCE, header, GatewayMessages.PRODUCE_RECORDS_OFFSET,
+            records, length));
+    }
+
+    private static ReplicationError outcome(final long offerResult)
+    {
+        if (offerResult > 0)
         {
             return ReplicationError.NONE;
         }
-        if (result == FrameWriter.TOO_LONG)
+        if (offerResult == FrameWriter.TOO_LONG)
         {
             return ReplicationError.INVALID_RECORDS;
         }
-        return result == Publication.NOT_CONNECTED ? ReplicationError.LEADER_NOT_AVAILABLE :
+        return offerResult == Publication.NOT_CONNECTED ? ReplicationError.LEADER_NOT_AVAILABLE :
             ReplicationError.BACK_PRESSURED;
+    }
+
+    /** Gather this thread's requests until {@link #flushSends} (a producer's duty cycle). */
+    void gatherSends()
+    {
+        gathering.get().active = true;
+    }
+
+    /** Send what this thread gathered, one frame per host link, and stop gathering. */
+    void flushSends()
+    {
+        final Gathering gathering = this.gathering.get();
+        gathering.active = false;
+        for (int i = 0; i < gathering.pendingCount; i++)
+        {
+            final Gathered gathered = gathering.pending[i];
+            gathering.pending[i] = null;
+            sendGathered(gathered);
+            gathered.pending = false;
+            gathered.refused = null;
+        }
+        gathering.pendingCount = 0;
+    }
+
+    /** @return what this thread gathers for the link's host, flushed first when it was gathered for another link. */
+    private Gathered gatheredFor(final Gathering gathering, final HostLinks.HostLink link)
+    {
+        Gathered gathered = gathering.byHost.get(link.hostId);
+        if (null == gathered)
+        {
+            gathered = new Gathered(link.hostId);
+            gathering.byHost.put(link.hostId, gathered);
+        }
+        if (gathered.link != link)
+        {
+            sendGathered(gathered); // to the host's previous incarnation: its frames fail there, as they would have
+            gathered.refused = null;
+            gathered.link = link;
+            final int capacity = (int)Math.min(GATHER_BYTES,
+                (long)link.gateway.maxMessageLength() - FrameDescriptor.HEADER_LENGTH);
+            if (null == gathered.buffer || gathered.buffer.capacity() != capacity)
+            {
+                gathered.buffer = new UnsafeBuffer(new byte[capacity]);
+            }
+        }
+        return gathered;
+    }
+
+    /**
+     * Send the gathered requests of a link as one frame; when the link refuses it, fail each of them with the
+     * refusal (at its session's listener) and refuse the link's later requests of this cycle.
+     */
+    private void sendGathered(final Gathered gathered)
+    {
+        if (0 == gathered.count)
+        {
+            return;
+        }
+        final UnsafeBuffer buffer = gathered.buffer;
+        final ReplicationError error;
+        if (1 == gathered.count)
+        {
+            error = outcome(gathered.link.offer(GatewayMessages.PRODUCE, buffer, ProduceSet.ENTRIES_OFFSET,
+                gathered.length - ProduceSet.ENTRIES_OFFSET));
+        }
+        else
+        {
+            ProduceSet.putHeader(buffer, 0, gathered.count);
+            error = outcome(gathered.link.offer(GatewayMessages.PRODUCE_SET, buffer, 0, gathered.length));
+        }
+        if (error != ReplicationError.NONE)
+        {
+            gathered.refused = error;
+            for (int at = ProduceSet.ENTRIES_OFFSET; at < gathered.length; at += ProduceSet.entryLength(buffer, at))
+            {
+                final long wire = buffer.getLong(at + GatewayMessages.PRODUCE_CORRELATION_OFFSET,
+                    GatewayMessages.ORDER);
+                final ProduceListener listener = listeners.get(GatewayMessages.sessionOf(wire));
+                if (null != listener)
+                {
+                    final PartitionState state = metadata.partition(buffer.getInt(
+                        at + GatewayMessages.PRODUCE_PARTITION_OFFSET, GatewayMessages.ORDER));
+                    listener.onComplete(null == state ? null : state.topicPartition(),
+                        GatewayMessages.correlationOf(wire), -1, error);
+                }
+            }
+        }
+        gathered.length = ProduceSet.ENTRIES_OFFSET;
+        gathered.count = 0;
     }
 
     /** On the reply agent: a PRODUCE_RESULT payload at {@code at} (its length checked), to its session's listener. */

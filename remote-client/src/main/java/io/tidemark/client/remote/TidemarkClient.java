@@ -150,6 +150,19 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
             baseSequence, records, length);
     }
 
+    /** Gathers this thread's produce requests per host until {@link #flushSends} (see {@code RemoteProduce}). */
+    @Override
+    public void gatherSends()
+    {
+        produce.gatherSends();
+    }
+
+    @Override
+    public void flushSends()
+    {
+        produce.flushSends();
+    }
+
     /**
      * The embedded driver runs in this client's duty cycle (Aeron's INVOKER mode): on the reply agent's thread, and on
      * any thread that waits on the cluster, e.g. a producer in {@code AgentMode.INVOKER} waiting for a synchronous

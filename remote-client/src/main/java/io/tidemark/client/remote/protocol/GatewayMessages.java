@@ -26,6 +26,8 @@ import java.util.zip.CRC32;
  *                 batches...                                               (batches at 40)
  *  GOODBYE        (empty)                                                  (client to host: forget me)
  *  CONTROL        control-channel message (ControlChannel.deliver)         (host to host)
+ *  PRODUCE_SET    version:1 pad:1 count:2 pad:4 entries...                 (PRODUCE payloads with their records'
+ *                                                                           lengths, for many partitions: ProduceSet)
  * </pre>
  * Frames from a client carry its client id as sender id and, once the host has answered its HELLO, the random token
  * the host gave it as sender epoch (0 before); frames to a host carry the host's incarnation as receiver epoch.
@@ -55,6 +57,7 @@ public final class GatewayMessages
     public static final int READ_RESULT = 6;
     public static final int GOODBYE = 7;
     public static final int CONTROL = 8;
+    public static final int PRODUCE_SET = 9;
 
     public static final int HELLO_FAMILY_OFFSET = 0;
     public static final int HELLO_PORT_OFFSET = 2;
