@@ -29,12 +29,27 @@ import static io.tidemark.client.remote.protocol.GatewayMessages.RESULT_PARTITIO
  */
 final class ClientReplies
 {
-    /** What a gateway's clients share: how many have a backlog, how many results were dropped, and the log. */
+    /**
+     * What a gateway's clients share: how many have a backlog, the room their backlogs take together, how many
+     * results were dropped, and the log.
+     */
     static final class Totals
     {
         final AtomicInteger clientsWithBacklog = new AtomicInteger();
         final AtomicLong dropped = new AtomicLong();
         final RateLimitedLog log = new RateLimitedLog(System.getLogger(HostGateway.class.getName()));
+        final ResultBacklog.Budget budget;
+
+        Totals()
+        {
+            this(ResultBacklog.HOST_MAX_ENTRIES);
+        }
+
+        /** @param hostMaxEntries results the host keeps for all its clients together at most. */
+        Totals(final long hostMaxEntries)
+        {
+            this.budget = new ResultBacklog.Budget(hostMaxEntries);
+        }
     }
 
     private final int hostId;
@@ -44,7 +59,7 @@ final class ClientReplies
     private final FrameWriter writer;
     private final Totals totals;
     private final UnsafeBuffer result = new UnsafeBuffer(ByteBuffer.allocateDirect(PRODUCE_RESULT_LENGTH));
-    private final ResultBacklog backlog = new ResultBacklog();
+    private final ResultBacklog backlog;
     private boolean backlogged;
 
     ClientReplies(final int hostId, final long clientId, final String sourceAddress, final Publication reply,
@@ -56,6 +71,7 @@ final class ClientReplies
         this.reply = reply;
         this.writer = writer;
         this.totals = totals;
+        this.backlog = new ResultBacklog(totals.budget);
     }
 
     /** Send a produce result, or keep it, in order behind any kept before, when the reply publication refuses it. */
@@ -69,15 +85,26 @@ final class ClientReplies
         if (!backlog.add(partitionId, error.code(), correlationId, baseOffset))
         {
             final long dropped = totals.dropped.incrementAndGet(); // the client's own backstop applies
-            totals.log.log(System.Logger.Level.WARNING, "results dropped", "host " + hostId + " dropped " + dropped +
-                " produce result(s) in all for clients that read none of the last " + ResultBacklog.MAX_ENTRIES +
-                " (client " + clientId + " at " + sourceAddress + ")");
+            if (totals.log.shouldLog("results dropped") >= 0) // no string per dropped result
+            {
+                System.getLogger(HostGateway.class.getName()).log(System.Logger.Level.WARNING, "host " + hostId +
+                    " dropped " + dropped + " produce result(s) in all for clients that read too slowly (" +
+                    (backlog.refusedForHost() ? "the results kept for all clients reached the host's bound of " +
+                    totals.budget.limit() : "this one read none of its last " + ResultBacklog.MAX_ENTRIES) +
+                    "; client " + clientId + " at " + sourceAddress + ")");
+            }
         }
         else if (!backlogged)
         {
             backlogged = true;
             totals.clientsWithBacklog.incrementAndGet();
         }
+    }
+
+    /** @return results waiting in this client's backlog. */
+    synchronized int backlogged()
+    {
+        return backlog.size();
     }
 
     /** @return results of the backlog sent now, oldest first, until the publication refuses one. */

@@ -58,4 +58,63 @@ class ResultBacklogTest
         backlog.clear();
         assertTrue(backlog.isEmpty());
     }
+
+    @Test
+    void theBacklogsOfOneHostShareItsBoundAndGiveBackWhatTheyTook()
+    {
+        final ResultBacklog.Budget budget = new ResultBacklog.Budget(1_000);
+        final ResultBacklog[] clients = { new ResultBacklog(budget), new ResultBacklog(budget),
+            new ResultBacklog(budget) };
+        final int[] kept = new int[clients.length];
+        int refused = 0;
+        for (int round = 0; round < 2_000; round++)
+        {
+            for (int c = 0; c < clients.length; c++)
+            {
+                if (clients[c].add(c, 0, kept[c], kept[c]))
+                {
+                    kept[c]++;
+                }
+                else
+                {
+                    refused++;
+                    assertTrue(clients[c].refusedForHost(), "refused for the host's bound, not the client's");
+                }
+            }
+            assertTrue(budget.reserved() <= budget.limit(), "reserved " + budget.reserved());
+        }
+        assertTrue(refused > 0, "the host's bound was reached");
+        long capacities = 0;
+        for (int c = 0; c < clients.length; c++)
+        {
+            assertTrue(kept[c] >= 64, "each client kept some: " + kept[c]);
+            assertEquals(kept[c], clients[c].size());
+            capacities += clients[c].capacity();
+            assertEquals(0, clients[c].correlationId(), "oldest first");
+        }
+        assertEquals(capacities, budget.reserved(), "the budget holds exactly what the backlogs took");
+
+        final int before = clients[0].capacity();
+        while (!clients[0].isEmpty()) // client 0 catches up: its memory goes back to the budget
+        {
+            clients[0].removeOldest();
+        }
+        assertEquals(0, clients[0].capacity());
+        assertEquals(capacities - before, budget.reserved());
+        final int size = clients[1].size();
+        for (int i = 0; i < size; i++) // its capacity doubles into the room client 0 gave back
+        {
+            assertTrue(clients[1].add(1, 0, size + i, 0), "room again for the others");
+        }
+        clients[1].clear();
+        clients[2].clear();
+        assertEquals(0, budget.reserved(), "every backlog emptied: nothing held");
+    }
+
+    @Test
+    void aHostsDefaultBoundIsFarBelowEveryClientsOwnBound()
+    {
+        assertTrue(ResultBacklog.HOST_MAX_ENTRIES < 256L * ResultBacklog.MAX_ENTRIES);
+        assertEquals(ResultBacklog.HOST_MAX_ENTRIES, new ClientReplies.Totals().budget.limit());
+    }
 }
