@@ -1,20 +1,16 @@
 package io.tidemark.bench.harness;
 
-import io.tidemark.replication.ProduceListener;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.PartitionReader;
 import io.tidemark.replication.TopicPartition;
-import io.tidemark.store.BatchClaim;
 import io.tidemark.store.LogContext;
-import io.tidemark.store.format.RecordDescriptor;
 import io.tidemark.store.format.RecordEncoder;
 import org.HdrHistogram.Histogram;
 import io.tidemark.bench.report.MachineState;
 import org.HdrHistogram.Recorder;
 import org.agrona.BufferUtil;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
@@ -25,9 +21,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLongArray;
-import java.util.concurrent.atomic.AtomicReference;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 
@@ -49,9 +42,8 @@ import java.util.function.Consumer;
  * has caught up. Without failures, the logs must also hold exactly the records queued (nothing lost or doubled).
  * A run that fails verification is reported as failed: a bench that loses data is no bench ({@link LogReadBack}).
  * <p>
- * Over 500 lines on purpose: the producer threads, the completion listener and the main thread of a run share one
- * set of counters and flags ({@code Run}), on the measured path; split apart they would reach them through an
- * extra object per send.
+ * The producer threads ({@link ScenarioProducer}), the completion listener and the main thread of a run share one
+ * set of counters and flags ({@link RunCounters}); this class runs the phases.
  */
 public final class ScenarioRunner
 {
@@ -62,9 +54,8 @@ public final class ScenarioRunner
     static final long SEQUENCE_MASK = (1L << SEQUENCE_BITS) - 1;
     /** Send times kept per producer thread (requests outstanding at most). */
     static final int TIMES_RING = 1 << 20;
-    private static final int TIMES_MASK = TIMES_RING - 1;
-    private static final int REQUEST_TIMEOUT_MS = 30_000;
-    private static final int PAD = 16; // longs between two producer threads' counters (no false sharing)
+    /** Timeout of every produce request. */
+    static final int REQUEST_TIMEOUT_MS = 30_000;
     private static final long STARTUP_NANOS = 20_000_000L;
     private static final long QUIESCE_TIMEOUT_MS = 60_000;
     private static final long DRAIN_STALL_NANOS = 3_000_000_000L;
@@ -143,34 +134,15 @@ public final class ScenarioRunner
         }
     }
 
-    /** One run: the state shared by the producer threads, the produce listener and the main thread. */
-    private final class Run implements ProduceListener
+    /** One run: its phases, over the counters its producer threads and the produce listener share. */
+    private final class Run
     {
         private final Scenario s;
         private final Path dir;
         private final long warmupNanos;
         private final long measureNanos;
         private final long killAfterNanos;
-        private final long[][] times;
-        private final AtomicLongArray completed;
-        private final long[] sent;
-        private final long[] queued;
-        private final AckLog[] acks;
-        private final Recorder latency = new Recorder(3);
-        private final LongAdder windowAcked = new LongAdder();
-        private final LongAdder ackedRecords = new LongAdder();
-        private final AtomicLongArray errors = new AtomicLongArray(ReplicationError.values().length);
-        private final LongAdder agentErrors = new LongAdder();
-        private final AtomicReference<Throwable> firstAgentError = new AtomicReference<>();
-        private final AtomicReference<Throwable> producerFailure = new AtomicReference<>();
-        private volatile long windowStart = Long.MAX_VALUE;
-        private volatile long windowEnd = Long.MAX_VALUE;
-        private volatile long startAt;
-        private volatile boolean stop;
-        private volatile long killNanos;
-        private volatile long lastAckBeforeKill;
-        private volatile long firstAckAfterKill;
-        private final LongAdder ackedAfterKill = new LongAdder();
+        private final RunCounters counters;
         private ReplicationCluster cluster;
         private int session;
         private TopicPartition[] tps;
@@ -183,16 +155,7 @@ public final class ScenarioRunner
             this.warmupNanos = warmupNanos;
             this.measureNanos = measureNanos;
             this.killAfterNanos = killAfterNanos;
-            final int threads = s.producerThreads() + 1; // the last slot sends the settling requests
-            this.times = new long[threads][TIMES_RING];
-            this.completed = new AtomicLongArray(threads * PAD);
-            this.sent = new long[threads];
-            this.queued = new long[threads];
-            this.acks = new AckLog[s.partitions()];
-            for (int p = 0; p < acks.length; p++)
-            {
-                acks[p] = new AckLog();
-            }
+            this.counters = new RunCounters(s, killAfterNanos >= 0);
         }
 
         RunResult execute()
@@ -201,7 +164,7 @@ public final class ScenarioRunner
                 .minInsyncReplicas(s.minInsync())
                 .requestTimeoutMs(REQUEST_TIMEOUT_MS)
                 .threadingMode(s.threading())
-                .errorHandler(this::onAgentError)
+                .errorHandler(counters::onAgentError)
                 .logContextFactory((logDir) -> new LogContext().logDir(logDir).segmentBytes(segmentBytes)
                     .dirtyBytesMax(dirtyBytesMax)
                     .flushIntervalMessages(s.flush()));
@@ -225,7 +188,7 @@ public final class ScenarioRunner
                 {
                     tps[p] = new TopicPartition(TOPIC, p);
                 }
-                session = cluster.sessions().register(this);
+                session = cluster.sessions().register(counters);
                 final RunResult result = measureAndVerify();
                 phase.accept("stop");
                 // The data is deleted next: halt the hosts (as a kill -9 would) instead of a clean close, which
@@ -248,9 +211,10 @@ public final class ScenarioRunner
             phase.accept("settle");
             settle();
             final int epochsBefore = sumLeaderEpochs();
-            startAt = System.nanoTime() + STARTUP_NANOS;
-            windowStart = startAt + warmupNanos;
-            windowEnd = windowStart + measureNanos;
+            counters.startAt = System.nanoTime() + STARTUP_NANOS;
+            counters.windowStart = counters.startAt + warmupNanos;
+            counters.windowEnd = counters.windowStart + measureNanos;
+            final long windowStart = counters.windowStart;
             final List<Thread> producers = new ArrayList<>();
             for (int t = 0; t < s.producerThreads(); t++)
             {
@@ -274,29 +238,29 @@ public final class ScenarioRunner
                 killedHost = cluster.leaderOf(tps[0]);
                 phase.accept("kill leader host " + killedHost);
                 cluster.killHost(killedHost);
-                killNanos = System.nanoTime();
+                counters.killNanos = System.nanoTime();
                 phase.accept("measure after kill");
             }
-            parkUntil(windowEnd);
+            parkUntil(counters.windowEnd);
             final long leoEnd = sumLogEnd(leoReaders);
             final long cpuEnd = processCpuNanos();
             final double cpusUsed = cpuStart < 0 || cpuEnd < 0 ? Double.NaN :
                 (cpuEnd - cpuStart) / (double)(System.nanoTime() - windowStart);
             final double load = loadAverage();
             final MachineState machineAfter = MachineState.now();
-            stop = true;
+            counters.stop = true;
             for (final Thread producer : producers)
             {
                 joinQuietly(producer);
             }
             phase.accept("drain");
-            final long unanswered = drain();
-            final Histogram histogram = latency.getIntervalHistogram();
+            final long unanswered = counters.drain(DRAIN_STALL_NANOS);
+            final Histogram histogram = counters.latency.getIntervalHistogram();
             final int elections = sumLeaderEpochs() - epochsBefore;
             phase.accept("verify");
-            final long queuedTotal = sum(queued);
-            final LogReadBack verification = LogReadBack.check(cluster, tps, acks, queuedTotal,
-                killedHost < 0 && sumErrors() == 0);
+            final long queuedTotal = sum(counters.queued);
+            final LogReadBack verification = LogReadBack.check(cluster, tps, counters.acks, queuedTotal,
+                killedHost < 0 && counters.sumErrors() == 0);
             for (final PartitionReader reader : leoReaders)
             {
                 reader.close();
@@ -304,44 +268,45 @@ public final class ScenarioRunner
 
             final double seconds = measureNanos / 1e9;
             final double appendedPerSecond = (leoEnd - leoStart) / seconds;
-            final double recordsPerSecond = s.acknowledged() ? windowAcked.sum() / seconds : appendedPerSecond;
+            final double recordsPerSecond = s.acknowledged() ? counters.windowAcked.sum() / seconds : appendedPerSecond;
             final Map<String, Long> errorCounts = new LinkedHashMap<>();
             for (final ReplicationError error : ReplicationError.values())
             {
-                final long n = errors.get(error.ordinal());
+                final long n = counters.errors.get(error.ordinal());
                 if (n > 0)
                 {
                     errorCounts.put(error.name(), n);
                 }
             }
             String problem = verification.problem;
-            if (null == problem && null != producerFailure.get())
+            if (null == problem && null != counters.producerFailure.get())
             {
-                problem = "producer failed: " + producerFailure.get();
+                problem = "producer failed: " + counters.producerFailure.get();
             }
             if (null == problem && killedHost < 0 && unanswered > 0)
             {
                 problem = unanswered + " produce requests were never answered";
             }
-            if (null == problem && killedHost < 0 && agentErrors.sum() > 0)
+            if (null == problem && killedHost < 0 && counters.agentErrors.sum() > 0)
             {
-                problem = agentErrors.sum() + " replication agent errors, the first: " + firstAgentError.get();
+                problem = counters.agentErrors.sum() + " replication agent errors, the first: " +
+                    counters.firstAgentError.get();
             }
             RunResult.Failover failover = null;
             if (killedHost >= 0)
             {
-                final long kill = killNanos;
-                final long first = firstAckAfterKill;
+                final long kill = counters.killNanos;
+                final long first = counters.firstAckAfterKill;
                 failover = new RunResult.Failover(killedHost, cluster.leaderOf(tps[0]),
-                    first == 0 ? -1 : first - kill, Math.max(0, kill - lastAckBeforeKill), ackedAfterKill.sum(),
-                    unanswered);
+                    first == 0 ? -1 : first - kill, Math.max(0, kill - counters.lastAckBeforeKill),
+                    counters.ackedAfterKill.sum(), unanswered);
                 if (first == 0 && null == problem)
                 {
                     problem = "no acknowledgement after the leader was killed";
                 }
             }
             return new RunResult(s, measureNanos, recordsPerSecond, appendedPerSecond,
-                recordsPerSecond * s.messageSize() / 1e6, histogram, queuedTotal, ackedRecords.sum(), errorCounts,
+                recordsPerSecond * s.messageSize() / 1e6, histogram, queuedTotal, counters.ackedRecords.sum(), errorCounts,
                 unanswered, verification.verified, verification.recordsInLogs, null == problem, problem, failover,
                 cpusUsed, load, elections, machineBefore, machineAfter);
         }
@@ -369,13 +334,13 @@ public final class ScenarioRunner
             {
                 all[p] = p;
             }
-            final Producer settler = new Producer(slot, all);
+            final ScenarioProducer settler = new ScenarioProducer(counters, cluster, session, tps, slot, all);
             final long deadline = System.nanoTime() + SETTLE_TIMEOUT_NANOS;
             final long base = (long)slot << SEQUENCE_BITS;
             for (int p = 0; p < all.length; p++)
             {
                 final long correlationId = base | p;
-                times[slot][p] = System.nanoTime();
+                counters.times[slot][p] = System.nanoTime();
                 ReplicationError outcome;
                 while ((outcome = settler.send(p, correlationId, io.tidemark.replication.Acks.ALL)) !=
                     ReplicationError.NONE)
@@ -387,21 +352,21 @@ public final class ScenarioRunner
                     }
                     Thread.onSpinWait();
                 }
-                sent[slot]++;
-                queued[slot] += s.batchRecords();
+                counters.sent[slot]++;
+                counters.queued[slot] += s.batchRecords();
             }
-            while (completed.get(slot * PAD) < all.length)
+            while (counters.completed(slot) < all.length)
             {
                 if (System.nanoTime() > deadline)
                 {
-                    throw new IllegalStateException("settling: " + completed.get(slot * PAD) + " of " + all.length +
+                    throw new IllegalStateException("settling: " + counters.completed(slot) + " of " + all.length +
                         " partitions answered");
                 }
                 LockSupport.parkNanos(100_000);
             }
-            if (sumErrors() > 0)
+            if (counters.sumErrors() > 0)
             {
-                throw new IllegalStateException("settling: produce errors " + errors);
+                throw new IllegalStateException("settling: produce errors " + counters.errors);
             }
         }
 
@@ -409,226 +374,11 @@ public final class ScenarioRunner
         {
             try
             {
-                new Producer(thread, partitions).run();
+                new ScenarioProducer(counters, cluster, session, tps, thread, partitions).run();
             }
             catch (final Throwable t)
             {
-                producerFailure.compareAndSet(null, t);
-            }
-        }
-
-        /** One producer thread: its partitions, its encoded request, its pacing. */
-        private final class Producer
-        {
-            private final int thread;
-            private final int[] partitions;
-            private final long[] sendTimes;
-            private final UnsafeBuffer value;
-            private final UnsafeBuffer run;
-            private final int runLength;
-            private final int[] valueAt;
-
-            Producer(final int thread, final int[] partitions)
-            {
-                this.thread = thread;
-                this.partitions = partitions;
-                this.sendTimes = times[thread];
-                this.value = filled(s.messageSize());
-                final int recordLength = RecordEncoder.encodedLength(-1, s.messageSize(), 0);
-                this.runLength = recordLength * s.batchRecords();
-                this.run = new UnsafeBuffer(BufferUtil.allocateDirectAligned(
-                    org.agrona.BitUtil.align(Math.max(runLength, 64), 64), 64));
-                this.valueAt = new int[s.batchRecords()];
-                int at = 0;
-                for (int i = 0; i < s.batchRecords(); i++)
-                {
-                    RecordEncoder.encode(run, at, i, BatchClaim.NOW, null, 0, 0, value, 0, s.messageSize(), null, 0,
-                        0);
-                    valueAt[i] = at + RecordDescriptor.HEADER_LENGTH;
-                    at += recordLength;
-                }
-            }
-
-            void run()
-            {
-                final boolean acked = s.acknowledged();
-                final long base = (long)thread << SEQUENCE_BITS;
-                final boolean open = s.load() == Scenario.Load.OPEN;
-                final boolean parks = s.producerParks();
-                final long period = open ?
-                    Math.max(1, Math.round(1e9 * s.batchRecords() * s.producerThreads() / s.rate())) : 0;
-                long due = startAt + (open ? period * thread / s.producerThreads() : 0);
-                long seq = 0;
-                int next = 0;
-                // A full window: spin, then yield, then park briefly, so that a waiting producer does not take
-                // CPU from the agents when the machine has fewer free cores than spinning threads.
-                final BackoffIdleStrategy windowIdle = new BackoffIdleStrategy(100, 10, 1_000, 50_000);
-                parkUntil(startAt);
-                while (!stop)
-                {
-                    if (acked && sent[thread] - completed.get(thread * PAD) >=
-                        (open ? TIMES_RING : s.maxInFlight()))
-                    {
-                        windowIdle.idle();
-                        continue;
-                    }
-                    windowIdle.reset();
-                    if (open)
-                    {
-                        for (long now = System.nanoTime(); now < due; now = System.nanoTime())
-                        {
-                            if (stop)
-                            {
-                                return;
-                            }
-                            if (parks)
-                            {
-                                LockSupport.parkNanos(due - now);
-                            }
-                            else
-                            {
-                                Thread.onSpinWait();
-                            }
-                        }
-                    }
-                    final long correlationId = base | seq;
-                    final int p = partitions[next];
-                    sendTimes[(int)(seq & TIMES_MASK)] = open ? due : System.nanoTime();
-                    final ReplicationError outcome = send(p, correlationId, s.acks());
-                    if (outcome == ReplicationError.NONE)
-                    {
-                        seq++;
-                        sent[thread]++;
-                        queued[thread] += s.batchRecords();
-                        due += period;
-                    }
-                    else if (outcome != ReplicationError.BACK_PRESSURED &&
-                        outcome != ReplicationError.LEADER_NOT_AVAILABLE)
-                    {
-                        throw new IllegalStateException("produce to " + tps[p] + " refused: " + outcome);
-                    }
-                    else
-                    {
-                        Thread.onSpinWait(); // retried (open loop: still measured from the due time)
-                        if (!open)
-                        {
-                            next = (next + 1) % partitions.length; // a full queue: try the next partition
-                            continue;
-                        }
-                        continue;
-                    }
-                    next = (next + 1) % partitions.length;
-                }
-            }
-
-            ReplicationError send(final int p, final long correlationId, final int acks)
-            {
-                if (s.batchRecords() == 1)
-                {
-                    value.putLong(0, correlationId);
-                    value.putInt(8, 0);
-                    return cluster.produce(session, tps[p], correlationId, acks, REQUEST_TIMEOUT_MS, null, 0, -1,
-                        value, 0, s.messageSize());
-                }
-                for (int i = 0; i < valueAt.length; i++)
-                {
-                    run.putLong(valueAt[i], correlationId);
-                    run.putInt(valueAt[i] + 8, i);
-                }
-                return cluster.produceRecords(session, tps[p], correlationId, acks, REQUEST_TIMEOUT_MS, run, 0,
-                    runLength);
-            }
-        }
-
-        @Override
-        public void onComplete(final TopicPartition partition, final long correlationId, final long baseOffset,
-            final ReplicationError error)
-        {
-            final long now = System.nanoTime();
-            final int thread = (int)(correlationId >>> SEQUENCE_BITS);
-            final long seq = correlationId & SEQUENCE_MASK;
-            if (error == ReplicationError.NONE)
-            {
-                final int count = s.batchRecords();
-                acks[partition.partition()].add(baseOffset, correlationId, count);
-                ackedRecords.add(count);
-                final long sentAt = times[thread][(int)(seq & TIMES_MASK)];
-                if (sentAt >= windowStart && sentAt < windowEnd)
-                {
-                    latency.recordValue(Math.max(0, now - sentAt));
-                }
-                if (now >= windowStart && now < windowEnd)
-                {
-                    windowAcked.add(count);
-                }
-                if (killAfterNanos >= 0)
-                {
-                    final long kill = killNanos;
-                    if (kill != 0 && now > kill)
-                    {
-                        if (firstAckAfterKill == 0)
-                        {
-                            firstAckAfterKill = now;
-                        }
-                        ackedAfterKill.add(count);
-                    }
-                    else
-                    {
-                        lastAckBeforeKill = now;
-                    }
-                }
-            }
-            else
-            {
-                errors.incrementAndGet(error.ordinal());
-            }
-            completed.incrementAndGet(thread * PAD);
-        }
-
-        private void onAgentError(final Throwable t)
-        {
-            agentErrors.increment();
-            firstAgentError.compareAndSet(null, t);
-        }
-
-        /**
-         * Wait until every request sent was answered, or no answer came for a while (a killed leader's queue).
-         *
-         * @return requests never answered.
-         */
-        private long drain()
-        {
-            if (!s.acknowledged())
-            {
-                return 0;
-            }
-            long lastProgress = System.nanoTime();
-            long lastCompleted = -1;
-            while (true)
-            {
-                long outstanding = 0;
-                long done = 0;
-                for (int t = 0; t < sent.length; t++)
-                {
-                    final long c = completed.get(t * PAD);
-                    outstanding += sent[t] - c;
-                    done += c;
-                }
-                if (outstanding == 0)
-                {
-                    return 0;
-                }
-                final long now = System.nanoTime();
-                if (done != lastCompleted)
-                {
-                    lastCompleted = done;
-                    lastProgress = now;
-                }
-                else if (now - lastProgress > DRAIN_STALL_NANOS)
-                {
-                    return outstanding;
-                }
-                LockSupport.parkNanos(1_000_000);
+                counters.producerFailure.compareAndSet(null, t);
             }
         }
 
@@ -641,16 +391,6 @@ public final class ScenarioRunner
                 total += null == state ? 0 : state.leaderEpoch();
             }
             return total;
-        }
-
-        private long sumErrors()
-        {
-            long n = 0;
-            for (int i = 0; i < errors.length(); i++)
-            {
-                n += errors.get(i);
-            }
-            return n;
         }
     }
 
