@@ -63,7 +63,39 @@ final class KafkaTarget implements LoadTarget
         out.println("tidemark-bench: starting Kafka " + KafkaLib.version(lib) + " (" + LoopbackCluster.HOSTS +
             " KRaft nodes) from " + lib);
         out.flush();
-        cluster = KafkaPeerCluster.start(new KafkaPeerCluster.Settings(dir, lib, LoopbackCluster.HOSTS,
+        try
+        {
+            cluster = startCluster(lib, dir);
+        }
+        catch (final RuntimeException first)
+        {
+            if (Thread.currentThread().isInterrupted())
+            {
+                throw first;
+            }
+            // A broker JVM once exited at start-up with exit code 1 and an empty log, on a busy machine: one retry,
+            // in a fresh directory (the failed attempt's may be kept, formatted, with keepData).
+            final Path retryDir = dir.resolveSibling(dir.getFileName() + "-retry");
+            final String why = String.valueOf(first.getMessage()).lines().findFirst().orElse("");
+            out.println("tidemark-bench: Kafka did not start (" + why + "); retrying the start once, in " +
+                retryDir);
+            out.flush();
+            try
+            {
+                cluster = startCluster(lib, retryDir);
+            }
+            catch (final RuntimeException second)
+            {
+                second.addSuppressed(first);
+                throw second;
+            }
+            stops.add("start: the first attempt failed (" + why + "); the second started");
+        }
+    }
+
+    private KafkaPeerCluster startCluster(final Path lib, final Path clusterDir)
+    {
+        return KafkaPeerCluster.start(new KafkaPeerCluster.Settings(clusterDir, lib, LoopbackCluster.HOSTS,
             Map.of("min.insync.replicas", Integer.toString(plan.minInsync())), plan.startTimeoutMs(),
             plan.stopTimeoutMs(), logCopies, plan.keepData()));
     }
