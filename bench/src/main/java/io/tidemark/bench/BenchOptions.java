@@ -95,4 +95,35 @@ public final class BenchOptions
             return durationMs;
         }
     }
+
+    /** {@code --segment-bytes} and {@code --dirty-bytes-max}: the replica logs of an embedded cluster. */
+    public static final class ReplicaLogs
+    {
+        @Option(names = "--segment-bytes", paramLabel = "BYTES", defaultValue = "268435456",
+            description = "segment.bytes of the replica logs (default: ${DEFAULT-VALUE}).")
+        long segmentBytes;
+
+        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "0",
+            description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
+                "${DEFAULT-VALUE}, the store's).")
+        long dirtyBytesMax;
+
+        /** @return segment.bytes of every replica log. */
+        public long segmentBytes()
+        {
+            return segmentBytes;
+        }
+
+        /** @return dirty.bytes.max of every replica log (0: the kernel's writeback). */
+        public long dirtyBytesMax()
+        {
+            return dirtyBytesMax;
+        }
+
+        /** @return how the report's settings show them. */
+        public String describe()
+        {
+            return "segment.bytes " + segmentBytes + ", dirty.bytes.max " + dirtyBytesMax;
+        }
+    }
 }

@@ -144,14 +144,8 @@ final class HarnessCommands
             description = "Records/s of the latency sweep (default: 10000,100000).")
         List<Long> rates;
 
-        @Option(names = "--segment-bytes", paramLabel = "BYTES", defaultValue = "268435456",
-            description = "segment.bytes of the replica logs (default: ${DEFAULT-VALUE}).")
-        long segmentBytes;
-
-        @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "0",
-            description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
-                "${DEFAULT-VALUE}, the store's).")
-        long dirtyBytesMax;
+        @Mixin
+        BenchOptions.ReplicaLogs logs;
 
         @Option(names = "--failover-runs", paramLabel = "N",
             description = "Leader-kill runs (acks=all, RF=3, open loop 10k/s; quick 1, full 3; 0 to skip).")
@@ -194,16 +188,11 @@ final class HarnessCommands
         boolean chronicleStrict;
     }
 
-    /** The README's main command. */
-    @Command(
-        name = "quick",
-        mixinStandardHelpOptions = true,
-        description = {
-            "The whole matrix in reduced form on an embedded cluster in a temporary directory: acks, replicas, " +
-                "min.insync, partitions and flush sweeps (closed loop), latency at 10k and 100k records/s (open " +
-                "loop), a leader kill, and single-writer append vs Chronicle Queue and a raw mapped copy. About " +
-                "two minutes on 2 cores. Writes perf-results/local/<date>_<sha>/ and prints where."})
-    static final class Quick implements Callable<Integer>
+    /**
+     * What {@code quick} and {@code full} share: the harness options, {@code --jmh}, and the run itself; each names
+     * only its profile.
+     */
+    abstract static class MatrixCommand implements Callable<Integer>
     {
         @Spec
         CommandSpec spec;
@@ -215,10 +204,36 @@ final class HarnessCommands
             "2 measurement iterations of 1 s), into the same report (adds several minutes).")
         boolean jmh;
 
+        private final Profile profile;
+        private final String name;
+
+        MatrixCommand(final Profile profile, final String name)
+        {
+            this.profile = profile;
+            this.name = name;
+        }
+
         @Override
         public Integer call() throws Exception
         {
-            return execute(spec, options, QUICK, "quick", jmh);
+            return execute(spec, options, profile, name, jmh);
+        }
+    }
+
+    /** The README's main command. */
+    @Command(
+        name = "quick",
+        mixinStandardHelpOptions = true,
+        description = {
+            "The whole matrix in reduced form on an embedded cluster in a temporary directory: acks, replicas, " +
+                "min.insync, partitions and flush sweeps (closed loop), latency at 10k and 100k records/s (open " +
+                "loop), a leader kill, and single-writer append vs Chronicle Queue and a raw mapped copy. About " +
+                "two minutes on 2 cores. Writes perf-results/local/<date>_<sha>/ and prints where."})
+    static final class Quick extends MatrixCommand
+    {
+        Quick()
+        {
+            super(QUICK, "quick");
         }
     }
 
@@ -229,22 +244,11 @@ final class HarnessCommands
         description = {
             "The same matrix as quick with 2 s warm-up, 8 s measurement, 3 runs per scenario, 3 leader kills, and " +
                 "the peer comparison at 100 B and 1 KiB in 3 JVMs each. About 20 minutes on 2 cores."})
-    static final class Full implements Callable<Integer>
+    static final class Full extends MatrixCommand
     {
-        @Spec
-        CommandSpec spec;
-
-        @Mixin
-        HarnessOptions options;
-
-        @Option(names = "--jmh", description = "Also run the JMH microbenchmarks, shortened (1 fork, 1 warm-up and " +
-            "2 measurement iterations of 1 s), into the same report.")
-        boolean jmh;
-
-        @Override
-        public Integer call() throws Exception
+        Full()
         {
-            return execute(spec, options, FULL, "full", jmh);
+            super(FULL, "full");
         }
     }
 
@@ -302,7 +306,7 @@ final class HarnessCommands
             "one thread; with the producer thread that fills the 2 cores exactly. PER_HOST (a thread per host plus " +
             "the controller's) oversubscribes 2 cores: a probe gave acks=all p50 about 4 us with SHARED and about " +
             "1.5 ms with PER_HOST (ReplicationLatencyBenchmark).");
-        settings.put("Replica logs", "segment.bytes " + o.segmentBytes + ", dirty.bytes.max " + o.dirtyBytesMax +
+        settings.put("Replica logs", o.logs.describe() +
             ", other store defaults (page-cache " +
             "durability unless the flush sweep says otherwise)");
         if (!peerSizes.isEmpty())
@@ -312,7 +316,7 @@ final class HarnessCommands
                 "%,d records/s", peerSizes, plan.peerRuns(), plan.peerWarmupMs(), plan.peerThroughputMs(),
                 plan.peerLatencyMs(), plan.peerLatencyMs(), plan.peerRate()));
         }
-        return runPlan(spec, o.results.dir(), o.workDir, o.segmentBytes, o.dirtyBytesMax, plan, settings, kind, jmh);
+        return runPlan(spec, o.results.dir(), o.workDir, o.logs, plan, settings, kind, jmh);
     }
 
     private static long or(final Long value, final long fallback)
@@ -321,7 +325,7 @@ final class HarnessCommands
     }
 
     static int runPlan(final CommandSpec spec, final Path resultsDir, final Path workDirOption,
-        final long segmentBytes, final long dirtyBytesMax, final Harness.Plan plan, final Map<String, String> settings,
+        final BenchOptions.ReplicaLogs logs, final Harness.Plan plan, final Map<String, String> settings,
         final String kind,
         final boolean jmh) throws IOException, InterruptedException
     {
@@ -338,7 +342,8 @@ final class HarnessCommands
         final Harness.Outcome outcome;
         try (Progress progress = new Progress(err, Progress.isTerminal(), plan.steps(), plan.plannedSeconds()))
         {
-            outcome = new Harness(workDir, segmentBytes, progress).dirtyBytesMax(dirtyBytesMax).run(plan);
+            outcome = new Harness(workDir, logs.segmentBytes(), progress).dirtyBytesMax(logs.dirtyBytesMax())
+                .run(plan);
         }
         List<JmhSummary.Row> jmhRows = null;
         if (jmh)

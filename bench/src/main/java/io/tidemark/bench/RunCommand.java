@@ -95,14 +95,8 @@ final class RunCommand implements Callable<Integer>
         "measurement window is then at least 3 s).")
     boolean killLeader;
 
-    @Option(names = "--segment-bytes", paramLabel = "BYTES", defaultValue = "268435456",
-        description = "Default: 268435456.")
-    long segmentBytes;
-
-    @Option(names = "--dirty-bytes-max", paramLabel = "BYTES", defaultValue = "0",
-        description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
-            "${DEFAULT-VALUE}, the store's).")
-    long dirtyBytesMax;
+    @Mixin
+    BenchOptions.ReplicaLogs logs;
 
     @Override
     public Integer call() throws Exception
@@ -118,8 +112,7 @@ final class RunCommand implements Callable<Integer>
         settings.put("Scenario", scenario.describe());
         settings.put("Timing", warmupMs + " ms warm-up, " + durationMs + " ms measured, " + runs.runs() +
             " runs");
-        settings.put("Replica logs", "segment.bytes " + segmentBytes + ", dirty.bytes.max " + dirtyBytesMax);
-        return HarnessCommands.runPlan(spec, results.dir(), workDir, segmentBytes, dirtyBytesMax, plan, settings,
-            "run", false);
+        settings.put("Replica logs", logs.describe());
+        return HarnessCommands.runPlan(spec, results.dir(), workDir, logs, plan, settings, "run", false);
     }
 }

@@ -52,13 +52,8 @@ final class ProduceCommand implements Callable<Integer>
     @Mixin
     TargetOptions target;
 
-    @Option(names = {"-k", "--key-separator"}, paramLabel = "SEP",
-        description = "Split each line at the first SEP into key and value.")
-    String keySeparator;
-
-    @Option(names = {"-i", "--input"}, paramLabel = "FILE", defaultValue = "-",
-        description = "Read lines from FILE instead of stdin ('-').")
-    String input;
+    @Mixin
+    LineInput lines;
 
     @Option(names = "--batch-records", paramLabel = "N", defaultValue = "500",
         description = "Local log: most records in one batch (default: ${DEFAULT-VALUE}).")
@@ -97,7 +92,7 @@ final class ProduceCommand implements Callable<Integer>
                 "--acks, --partitions, --replication-factor and --producer-config go with --cluster");
         }
         final PrintWriter out = spec.commandLine().getOut();
-        try (BufferedReader in = Lines.open(input, System.in))
+        try (BufferedReader in = lines.open())
         {
             return target.isCluster() ? produceToCluster(in, out) : produceToLog(in, out);
         }
@@ -115,7 +110,7 @@ final class ProduceCommand implements Callable<Integer>
             while (null != (line = in.readLine()))
             {
                 lineNumber++;
-                batcher.add(Lines.split(line, keySeparator), lineNumber);
+                batcher.add(Lines.split(line, lines.keySeparator), lineNumber);
                 if (batcher.pending() >= batchRecords || !in.ready())
                 {
                     batcher.commit();
@@ -229,7 +224,8 @@ final class ProduceCommand implements Callable<Integer>
                     " partition(s): no partition " + target.partition);
             }
             final LineSender sender = new LineSender();
-            sender.send(ClusterConnection.of(cluster), producerContext, topic, target.partition, keySeparator, in);
+            sender.send(ClusterConnection.of(cluster), producerContext, topic, target.partition, lines.keySeparator,
+                in);
             out.println(sender.summary(topic, "acks=" + acks));
             out.flush();
             sender.checkNoneFailed();

@@ -17,7 +17,6 @@ import picocli.CommandLine.Spec;
 
 import java.util.List;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** {@code tidemark read}: print the committed records of a partition of a cluster of host processes. */
@@ -70,7 +69,7 @@ final class ReadCommand implements Callable<Integer>
             "${DEFAULT-VALUE}).")
     long timeoutMs;
 
-    private volatile boolean stopRequested;
+    private StopOnSignal stop;
     private long printed;
     private RecordOutputOptions.Printer out;
 
@@ -96,35 +95,14 @@ final class ReadCommand implements Callable<Integer>
                 "--group");
         }
         out = output.printer(spec);
-        final CountDownLatch done = new CountDownLatch(1);
-        final Thread hook = new Thread(() ->
-        {
-            stopRequested = true; // Ctrl-C: stop polling and close cleanly
-            try
-            {
-                done.await(3, TimeUnit.SECONDS);
-            }
-            catch (final InterruptedException ignore)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }, "tidemark-read-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
+        stop = new StopOnSignal("tidemark-read-stop"); // Ctrl-C: stop polling and close cleanly
         try (TidemarkClient connection = client.connect())
         {
             read(connection);
         }
         finally
         {
-            done.countDown();
-            try
-            {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            }
-            catch (final IllegalStateException shuttingDown)
-            {
-                // the hook is running: it waited for this
-            }
+            stop.close();
             out.flush();
         }
         return ExitCodes.OK;
@@ -173,7 +151,7 @@ final class ReadCommand implements Callable<Integer>
         long lastRecordNs = System.nanoTime();
         long lastProgressNs = lastRecordNs;
         long lastHighWatermark = -1;
-        while (!stopRequested && !output.limitReached(printed))
+        while (!stop.requested() && !output.limitReached(printed))
         {
             final int budget = output.budget(printed);
             final int delivered = reader.poll(printer, budget);

@@ -54,13 +54,8 @@ final class SendCommand implements Callable<Integer>
             "with --acks all, else false).")
     Boolean idempotent;
 
-    @Option(names = {"-k", "--key-separator"}, paramLabel = "SEP",
-        description = "Split each line at the first SEP into key and value.")
-    String keySeparator;
-
-    @Option(names = {"-i", "--input"}, paramLabel = "FILE", defaultValue = "-",
-        description = "Read lines from FILE instead of stdin ('-').")
-    String input;
+    @Mixin
+    LineInput lines;
 
     @Option(names = "--producer-config", paramLabel = "KEY=VALUE",
         description = "A producer configuration key (linger.ms, delivery.timeout.ms, ...); repeatable.")
@@ -82,7 +77,7 @@ final class SendCommand implements Callable<Integer>
         final ProducerContext producerContext = ProducerContext.fromProperties(producerProperties).conclude();
         final PrintWriter out = spec.commandLine().getOut();
         final LineSender sender = new LineSender();
-        try (TidemarkClient connection = client.connect(); BufferedReader in = Lines.open(input, System.in))
+        try (TidemarkClient connection = client.connect(); BufferedReader in = lines.open())
         {
             final int partitionCount = connection.partitions(topic).size();
             if (0 == partitionCount)
@@ -94,7 +89,7 @@ final class SendCommand implements Callable<Integer>
                 throw new ParameterException(spec.commandLine(), "topic " + topic + " has " + partitionCount +
                     " partition(s): no partition " + partition);
             }
-            sender.send(connection, producerContext, topic, partition, keySeparator, in);
+            sender.send(connection, producerContext, topic, partition, lines.keySeparator, in);
         }
         out.println(sender.summary(topic, "acks=" + acks + (producerContext.enableIdempotence() ?
             ", idempotent" : "")));

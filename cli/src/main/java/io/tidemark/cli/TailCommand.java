@@ -22,7 +22,6 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.util.concurrent.Callable;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** {@code tidemark tail} (alias {@code consume}): print records from an offset, a timestamp or the end. */
@@ -87,7 +86,7 @@ final class TailCommand implements Callable<Integer>
     @Mixin
     LogOptions logOptions;
 
-    private volatile boolean stopRequested;
+    private StopOnSignal stop;
     private long printed;
     private long lastRecordNs;
     private RecordOutputOptions.Printer out;
@@ -109,20 +108,7 @@ final class TailCommand implements Callable<Integer>
         final long fromTimestamp = null != start && null != start.timestamp ?
             parseTimestamp(start.timestamp) : Long.MIN_VALUE;
         out = output.printer(spec);
-        final CountDownLatch done = new CountDownLatch(1);
-        final Thread hook = new Thread(() ->
-        {
-            stopRequested = true; // Ctrl-C: stop polling and close cleanly
-            try
-            {
-                done.await(3, TimeUnit.SECONDS);
-            }
-            catch (final InterruptedException ignore)
-            {
-                Thread.currentThread().interrupt();
-            }
-        }, "tidemark-tail-stop");
-        Runtime.getRuntime().addShutdownHook(hook);
+        stop = new StopOnSignal("tidemark-tail-stop"); // Ctrl-C: stop polling and close cleanly
         try
         {
             if (target.isCluster())
@@ -136,15 +122,7 @@ final class TailCommand implements Callable<Integer>
         }
         finally
         {
-            done.countDown();
-            try
-            {
-                Runtime.getRuntime().removeShutdownHook(hook);
-            }
-            catch (final IllegalStateException shuttingDown)
-            {
-                // the hook is running: it waited for this
-            }
+            stop.close();
             out.flush();
         }
         spec.commandLine().getErr().flush();
@@ -183,7 +161,7 @@ final class TailCommand implements Callable<Integer>
             lastRecordNs = now;
             out.flush();
         }
-        if (stopRequested || output.limitReached(printed))
+        if (stop.requested() || output.limitReached(printed))
         {
             return true;
         }

@@ -31,7 +31,6 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -273,14 +272,7 @@ final class KafkaGateway implements AutoCloseable
         @Override
         public Map<String, String> topicConfigs()
         {
-            final Map<String, String> configs = new LinkedHashMap<>();
-            configs.put("cleanup.policy", "delete");
-            configs.put("compression.type", "producer");
-            configs.put("message.timestamp.type", "CreateTime");
-            configs.put("min.insync.replicas", Integer.toString(replication.minInsyncReplicas()));
-            configs.put("unclean.leader.election.enable", Boolean.toString(replication.uncleanLeaderElectionEnable()));
-            configs.put("replica.lag.time.max.ms", Long.toString(replication.replicaLagTimeMaxMs()));
-            return configs;
+            return ClusterMetadata.topicConfigsOf(replication);
         }
     }
 

@@ -1,9 +1,12 @@
 package io.tidemark.kafka;
 
+import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.protocol.PartitionState;
 
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 
 /**
  * What a Kafka listener tells clients about the cluster: the live brokers (hosts with a Kafka listener), every
@@ -31,5 +34,22 @@ public interface ClusterMetadata
     Collection<PartitionState> partitions();
 
     /** @return configuration of topics, as Kafka names it, for DescribeConfigs (read-only). */
-    java.util.Map<String, String> topicConfigs();
+    Map<String, String> topicConfigs();
+
+    /**
+     * @param replication the cluster's replication settings.
+     * @return the topic configuration a Tidemark cluster with these settings has, as Kafka names it: what every
+     *         implementation's {@link #topicConfigs()} answers.
+     */
+    static Map<String, String> topicConfigsOf(final ReplicationContext replication)
+    {
+        final Map<String, String> configs = new LinkedHashMap<>();
+        configs.put("cleanup.policy", "delete");
+        configs.put("compression.type", "producer");
+        configs.put("message.timestamp.type", "CreateTime");
+        configs.put("min.insync.replicas", Integer.toString(replication.minInsyncReplicas()));
+        configs.put("unclean.leader.election.enable", Boolean.toString(replication.uncleanLeaderElectionEnable()));
+        configs.put("replica.lag.time.max.ms", Long.toString(replication.replicaLagTimeMaxMs()));
+        return configs;
+    }
 }

@@ -6,7 +6,6 @@ import io.tidemark.replication.LeaderPartitions;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ReplicaHost;
 import io.tidemark.replication.ReplicationCluster;
-import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.TopicPartition;
 import org.agrona.CloseHelper;
 import org.agrona.ErrorHandler;
@@ -17,7 +16,6 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -192,15 +190,7 @@ public final class InProcessKafka implements AutoCloseable
         @Override
         public Map<String, String> topicConfigs()
         {
-            final ReplicationContext rc = cluster.context();
-            final Map<String, String> configs = new LinkedHashMap<>();
-            configs.put("cleanup.policy", "delete");
-            configs.put("compression.type", "producer");
-            configs.put("message.timestamp.type", "CreateTime");
-            configs.put("min.insync.replicas", Integer.toString(rc.minInsyncReplicas()));
-            configs.put("unclean.leader.election.enable", Boolean.toString(rc.uncleanLeaderElectionEnable()));
-            configs.put("replica.lag.time.max.ms", Long.toString(rc.replicaLagTimeMaxMs()));
-            return configs;
+            return ClusterMetadata.topicConfigsOf(cluster.context());
         }
     }
 

@@ -26,8 +26,7 @@ final class KafkaTarget implements LoadTarget
     private final Path dir;
     private final Path logCopies;
     private KafkaPeerCluster cluster;
-    private final List<String> stops = new ArrayList<>();
-    private final List<String> stopProblems = new ArrayList<>();
+    private final StopRecord stops = new StopRecord();
 
     /**
      * @param plan      the run's settings.
@@ -89,7 +88,7 @@ final class KafkaTarget implements LoadTarget
                 second.addSuppressed(first);
                 throw second;
             }
-            stops.add("start: the first attempt failed (" + why + "); the second started");
+            stops.note("start: the first attempt failed (" + why + "); the second started");
         }
     }
 
@@ -183,15 +182,9 @@ final class KafkaTarget implements LoadTarget
     }
 
     @Override
-    public List<String> stops()
+    public StopRecord stops()
     {
         return stops;
-    }
-
-    @Override
-    public List<String> stopProblems()
-    {
-        return stopProblems;
     }
 
     @Override
@@ -207,10 +200,13 @@ final class KafkaTarget implements LoadTarget
             final String text = "broker " + stop.nodeId() + ": " + (stop.exitedEarlier() ? "had exited before the " +
                 "stop" : stop.forced() ? "killed (SIGKILL) after no exit within the stop timeout" : "exited " +
                 stop.millis() + " ms after SIGTERM") + ", exit code " + stop.exitCode();
-            stops.add(text);
             if (stop.forced() || stop.exitedEarlier())
             {
-                stopProblems.add(text);
+                stops.problem(text);
+            }
+            else
+            {
+                stops.note(text);
             }
         }
     }

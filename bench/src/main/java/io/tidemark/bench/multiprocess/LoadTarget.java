@@ -49,11 +49,8 @@ interface LoadTarget extends AutoCloseable
     ReadBack.Outcome readBack(String topic, int partitions, int recordSize, int tag, long[] offsets,
         int[] partitionOf);
 
-    /** @return how each server process stopped, in words; empty before {@link #close()}. */
-    List<String> stops();
-
-    /** @return problems at the stop (a server killed, or gone before the stop). */
-    List<String> stopProblems();
+    /** @return how each server process stopped, and which stops were problems; empty before {@link #close()}. */
+    StopRecord stops();
 
     /** Stop everything. Idempotent. */
     @Override

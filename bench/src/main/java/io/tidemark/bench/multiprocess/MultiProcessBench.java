@@ -184,8 +184,8 @@ public final class MultiProcessBench
             out.println("tidemark-bench: " + name + ": stopping the servers (SIGTERM)");
             out.flush();
             target.close();
-            stops.computeIfAbsent(name, (n) -> new ArrayList<>()).addAll(target.stops());
-            for (final String problem : target.stopProblems())
+            stops.computeIfAbsent(name, (n) -> new ArrayList<>()).addAll(target.stops().all());
+            for (final String problem : target.stops().problems())
             {
                 problems.add(name + ": " + problem);
             }

@@ -33,8 +33,7 @@ final class TidemarkTarget implements LoadTarget
     private final boolean kafkaClients;
     private LoopbackCluster cluster;
     private String bootstrapServers;
-    private final List<String> stops = new ArrayList<>();
-    private final List<String> stopProblems = new ArrayList<>();
+    private final StopRecord stops = new StopRecord();
 
     /**
      * @param plan      the run's settings.
@@ -197,15 +196,9 @@ final class TidemarkTarget implements LoadTarget
     }
 
     @Override
-    public List<String> stops()
+    public StopRecord stops()
     {
         return stops;
-    }
-
-    @Override
-    public List<String> stopProblems()
-    {
-        return stopProblems;
     }
 
     @Override
@@ -222,10 +215,13 @@ final class TidemarkTarget implements LoadTarget
             final HostProcess.Stop stop = all.get(id);
             if (null != stop)
             {
-                stops.add("host " + id + ": " + stop.describe());
                 if (stop.forced() || stop.exitedEarlier())
                 {
-                    stopProblems.add("host " + id + " " + stop.describe());
+                    stops.problem("host " + id + ": " + stop.describe());
+                }
+                else
+                {
+                    stops.note("host " + id + ": " + stop.describe());
                 }
             }
         }
@@ -235,7 +231,7 @@ final class TidemarkTarget implements LoadTarget
             final HostProcess.LogSummary log = logs.get(id);
             if (null != log && (log.severe() > 0 || log.warnings() > 0))
             {
-                stops.add("host " + id + " log: " + log.severe() + " SEVERE, " + log.warnings() + " WARNING; " +
+                stops.note("host " + id + " log: " + log.severe() + " SEVERE, " + log.warnings() + " WARNING; " +
                     "first: " + String.join(" | ", log.first()));
             }
         }
