@@ -31,6 +31,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -68,6 +69,8 @@ final class ClusterMetadata implements AutoCloseable
     /** Topics whose creation request waits for the controller (not refused): their partitions are being created. */
     private final Set<String> creating = ConcurrentHashMap.newKeySet();
     private final Map<Integer, HostInfo> hosts = new ConcurrentHashMap<>();
+    /** The same hosts by id, for the lookups of the producer's every duty cycle: no hashing, no boxing. */
+    private final AtomicReferenceArray<HostInfo> hostsById = new AtomicReferenceArray<>(PartitionState.MAX_HOSTS);
     /** The bounds the controller published: topic.partitions.max, host.replicas.max. */
     private volatile int[] limits = { DEFAULT_TOPIC_PARTITIONS_MAX, DEFAULT_HOST_REPLICAS_MAX };
     /** The partitions by id, rebuilt from {@link #partitions} on a change (rare), so that lookups do not box. */
@@ -236,11 +239,14 @@ final class ClusterMetadata implements AutoCloseable
             ZooKeeperHostLiveness.Registration.parse(data) : null;
         if (null != registration)
         {
-            hosts.put(id, new HostInfo(registration.incarnation(), registration.endpoint()));
+            final HostInfo info = new HostInfo(registration.incarnation(), registration.endpoint());
+            hosts.put(id, info);
+            hostsById.set(id, info);
         }
         else if (!present)
         {
             hosts.remove(id);
+            hostsById.set(id, null);
         }
     }
 
@@ -260,10 +266,10 @@ final class ClusterMetadata implements AutoCloseable
         return partitionId >= 0 && partitionId < current.length ? current[partitionId] : null;
     }
 
-    /** @return the host as registered now, or null. */
+    /** @return the host as registered now, or null; allocation-free (the producer's path). */
     HostInfo host(final int hostId)
     {
-        return hosts.get(hostId);
+        return hostId >= 0 && hostId < PartitionState.MAX_HOSTS ? hostsById.get(hostId) : null;
     }
 
     /** @return the ids of the registered hosts (a live view). */
@@ -286,7 +292,7 @@ final class ClusterMetadata implements AutoCloseable
         {
             return ClusterConnection.NO_LEADER;
         }
-        final HostInfo info = hosts.get(state.leader());
+        final HostInfo info = host(state.leader());
         return null == info ? ClusterConnection.NO_LEADER : instanceOf(state.leader(), info.incarnation());
     }
 
@@ -303,7 +309,7 @@ final class ClusterMetadata implements AutoCloseable
             return false;
         }
         final int hostId = (int)(leaderInstance >>> 48);
-        final HostInfo info = hosts.get(hostId);
+        final HostInfo info = host(hostId);
         return null == info || instanceOf(hostId, info.incarnation()) != leaderInstance;
     }
 

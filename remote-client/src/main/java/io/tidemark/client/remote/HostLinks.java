@@ -8,11 +8,13 @@ import io.tidemark.aeron.FrameWriter;
 import io.tidemark.aeron.ReplayWindow;
 import io.tidemark.aeron.UdpChannels;
 import io.tidemark.client.remote.protocol.GatewayMessages;
+import io.tidemark.replication.protocol.PartitionState;
 import org.agrona.CloseHelper;
 import org.agrona.DirectBuffer;
 
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 
 /**
  * This client's links to the hosts: one per host, to its current incarnation (a new incarnation gets a new link), each
@@ -35,6 +37,8 @@ final class HostLinks implements AutoCloseable
     private final long clientId;
     private final DirectBuffer hello;
     private final Map<Integer, HostLink> links = new ConcurrentHashMap<>();
+    /** The same links by host id, for the lookups of every send and every answer: no hashing, no boxing. */
+    private final AtomicReferenceArray<HostLink> linksById = new AtomicReferenceArray<>(PartitionState.MAX_HOSTS);
 
     /** This client's connection to one incarnation of a host. */
     final class HostLink
@@ -115,12 +119,12 @@ final class HostLinks implements AutoCloseable
     HostLink linkTo(final int hostId)
     {
         final ClusterMetadata.HostInfo info = metadata.host(hostId);
-        HostLink link = links.get(hostId);
+        HostLink link = linked(hostId);
         if (null == info)
         {
             return null;
         }
-        if (null == link || !link.info.equals(info))
+        if (null == link || (link.info != info && !link.info.equals(info)))
         {
             synchronized (links)
             {
@@ -133,6 +137,7 @@ final class HostLinks implements AutoCloseable
                     }
                     link = new HostLink(hostId, info);
                     links.put(hostId, link);
+                    linksById.set(hostId, link);
                 }
             }
         }
@@ -142,7 +147,7 @@ final class HostLinks implements AutoCloseable
     /** @return the link last made to a host, whatever its incarnation, or null (the answers' check). */
     HostLink linked(final int hostId)
     {
-        return links.get(hostId);
+        return hostId >= 0 && hostId < PartitionState.MAX_HOSTS ? linksById.get(hostId) : null;
     }
 
     /** @return HELLOs sent: to every registered host whose introduction or keep-alive is due. */
