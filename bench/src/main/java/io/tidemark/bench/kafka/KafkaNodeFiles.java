@@ -3,16 +3,20 @@ package io.tidemark.bench.kafka;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.Writer;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The files of a {@link KafkaPeerCluster}'s nodes: each node's configuration ({@code server-<id>.properties}), and
- * its log and output, read for error messages and copied for the report. Stateless.
+ * its log and output, read for error messages and copied for the report; the log4j2 configuration, the storage
+ * formatter's exit and free ports. Stateless.
  */
 final class KafkaNodeFiles
 {
@@ -60,6 +64,65 @@ final class KafkaNodeFiles
             p.store(writer, "tidemark-bench: Kafka node " + id + " (broker and controller)");
         }
         return file;
+    }
+
+    /**
+     * Write the nodes' log4j2 configuration: everything at INFO into {@code ${kafka.logs.dir}/server.log}.
+     *
+     * @return the file, {@code <dir>/log4j2.properties}.
+     */
+    static Path writeLog4j(final Path dir) throws IOException
+    {
+        final Path log4j = dir.resolve("log4j2.properties");
+        Files.writeString(log4j, String.join("\n",
+            "status = warn",
+            "appender.file.type = File",
+            "appender.file.name = file",
+            "appender.file.fileName = ${sys:kafka.logs.dir}/server.log",
+            "appender.file.layout.type = PatternLayout",
+            "appender.file.layout.pattern = [%d] %p %m (%c)%n",
+            "rootLogger.level = info",
+            "rootLogger.appenderRef.file.ref = file",
+            ""), StandardCharsets.UTF_8);
+        return log4j;
+    }
+
+    /**
+     * Wait for a tool's process (the storage formatter) to exit with 0.
+     *
+     * @throws IllegalStateException when it does not within {@code timeoutMs}, or fails, with the end of its log.
+     */
+    static void awaitExit(final Process process, final String what, final Path log, final long timeoutMs)
+    {
+        try
+        {
+            if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS))
+            {
+                process.destroyForcibly();
+                throw new IllegalStateException(what + " did not finish within " + timeoutMs +
+                    " ms");
+            }
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+            throw new IllegalStateException("interrupted while " + what, ex);
+        }
+        if (process.exitValue() != 0)
+        {
+            throw new IllegalStateException(what + " failed, exit code " + process.exitValue() + ":\n" +
+                tail(log, 20));
+        }
+    }
+
+    /** @return a TCP port free on loopback now. */
+    static int freeTcpPort() throws IOException
+    {
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
+        {
+            return socket.getLocalPort();
+        }
     }
 
     /**

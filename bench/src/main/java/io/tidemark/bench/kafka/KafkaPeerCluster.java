@@ -11,9 +11,6 @@ import org.apache.kafka.common.Uuid;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.net.InetAddress;
-import java.net.ServerSocket;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -170,23 +167,13 @@ public final class KafkaPeerCluster implements AutoCloseable
         final StringBuilder bootstrap = new StringBuilder();
         for (int id = 0; id < settings.brokers(); id++)
         {
-            ports[id] = freeTcpPort();
-            controllerPorts[id] = freeTcpPort();
+            ports[id] = KafkaNodeFiles.freeTcpPort();
+            controllerPorts[id] = KafkaNodeFiles.freeTcpPort();
             voters.append(id == 0 ? "" : ",").append(id).append("@127.0.0.1:").append(controllerPorts[id]);
             bootstrap.append(id == 0 ? "" : ",").append("127.0.0.1:").append(ports[id]);
         }
         bootstrapServers = bootstrap.toString();
-        final Path log4j = settings.dir().resolve("log4j2.properties");
-        Files.writeString(log4j, String.join("\n",
-            "status = warn",
-            "appender.file.type = File",
-            "appender.file.name = file",
-            "appender.file.fileName = ${sys:kafka.logs.dir}/server.log",
-            "appender.file.layout.type = PatternLayout",
-            "appender.file.layout.pattern = [%d] %p %m (%c)%n",
-            "rootLogger.level = info",
-            "rootLogger.appenderRef.file.ref = file",
-            ""), StandardCharsets.UTF_8);
+        final Path log4j = KafkaNodeFiles.writeLog4j(settings.dir());
         final List<Process> formats = new ArrayList<>();
         for (int id = 0; id < settings.brokers(); id++)
         {
@@ -200,8 +187,8 @@ public final class KafkaPeerCluster implements AutoCloseable
         }
         for (int id = 0; id < formats.size(); id++)
         {
-            awaitExit(formats.get(id), "formatting the storage of Kafka node " + id,
-                settings.dir().resolve("format-" + id + ".log"));
+            KafkaNodeFiles.awaitExit(formats.get(id), "formatting the storage of Kafka node " + id,
+                settings.dir().resolve("format-" + id + ".log"), settings.startTimeoutMs());
         }
         for (int id = 0; id < settings.brokers(); id++)
         {
@@ -237,30 +224,6 @@ public final class KafkaPeerCluster implements AutoCloseable
         command.add(mainClass);
         command.addAll(List.of(args));
         return command;
-    }
-
-    private void awaitExit(final Process process, final String what, final Path log)
-    {
-        try
-        {
-            if (!process.waitFor(settings.startTimeoutMs(), TimeUnit.MILLISECONDS))
-            {
-                process.destroyForcibly();
-                throw new IllegalStateException(what + " did not finish within " + settings.startTimeoutMs() +
-                    " ms");
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-            throw new IllegalStateException("interrupted while " + what, ex);
-        }
-        if (process.exitValue() != 0)
-        {
-            throw new IllegalStateException(what + " failed, exit code " + process.exitValue() + ":\n" +
-                KafkaNodeFiles.tail(log, 20));
-        }
     }
 
     private void awaitBrokers()
@@ -513,14 +476,6 @@ public final class KafkaPeerCluster implements AutoCloseable
             {
                 // the JVM is shutting down: the hook runs and finds this closed
             }
-        }
-    }
-
-    private static int freeTcpPort() throws IOException
-    {
-        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress()))
-        {
-            return socket.getLocalPort();
         }
     }
 

@@ -25,6 +25,30 @@ final class ClusterWatch
          *         the leader epoch, which counts every election; Kafka: the leader's id); null when unknown now.
          */
         int[][] sample();
+
+        /**
+         * @param checkAlive {@link #checkAlive}.
+         * @param sample     {@link #sample}.
+         * @return a source of the two.
+         */
+        static Source of(final java.util.function.Consumer<String> checkAlive,
+            final java.util.function.Supplier<int[][]> sample)
+        {
+            return new Source()
+            {
+                @Override
+                public void checkAlive(final String phase)
+                {
+                    checkAlive.accept(phase);
+                }
+
+                @Override
+                public int[][] sample()
+                {
+                    return sample.get();
+                }
+            };
+        }
     }
 
     private final Source source;

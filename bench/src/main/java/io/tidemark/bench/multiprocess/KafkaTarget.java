@@ -138,40 +138,33 @@ final class KafkaTarget implements LoadTarget
     @Override
     public ClusterWatch watch(final String topic)
     {
-        return new ClusterWatch(new ClusterWatch.Source()
-        {
-            @Override
-            public void checkAlive(final String phase)
-            {
-                cluster.checkAlive(phase);
-            }
+        return new ClusterWatch(ClusterWatch.Source.of(cluster::checkAlive, () -> isrSample(topic)), 1_000, false);
+    }
 
-            @Override
-            public int[][] sample()
+    /** @return per partition {@code {isr size, leader id}}, or null when Kafka does not answer in time. */
+    private int[][] isrSample(final String topic)
+    {
+        try
+        {
+            final TopicDescription description = cluster.admin().describeTopics(Set.of(topic))
+                .allTopicNames().get(5, TimeUnit.SECONDS).get(topic);
+            final int[][] rows = new int[description.partitions().size()][];
+            for (final TopicPartitionInfo info : description.partitions())
             {
-                try
-                {
-                    final TopicDescription description = cluster.admin().describeTopics(Set.of(topic))
-                        .allTopicNames().get(5, TimeUnit.SECONDS).get(topic);
-                    final int[][] rows = new int[description.partitions().size()][];
-                    for (final TopicPartitionInfo info : description.partitions())
-                    {
-                        rows[info.partition()] = null == info.leader() ? new int[]{ 0, -1 } :
-                            new int[]{ info.isr().size(), info.leader().id() };
-                    }
-                    return rows;
-                }
-                catch (final ExecutionException | java.util.concurrent.TimeoutException ex)
-                {
-                    return null;
-                }
-                catch (final InterruptedException ex)
-                {
-                    Thread.currentThread().interrupt();
-                    return null;
-                }
+                rows[info.partition()] = null == info.leader() ? new int[]{ 0, -1 } :
+                    new int[]{ info.isr().size(), info.leader().id() };
             }
-        }, 1_000, false);
+            return rows;
+        }
+        catch (final ExecutionException | java.util.concurrent.TimeoutException ex)
+        {
+            return null;
+        }
+        catch (final InterruptedException ex)
+        {
+            Thread.currentThread().interrupt();
+            return null;
+        }
     }
 
     @Override

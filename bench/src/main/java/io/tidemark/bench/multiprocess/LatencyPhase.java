@@ -103,18 +103,7 @@ final class LatencyPhase
         try
         {
             pacer.start();
-            watch.sampleUntil(windowStart, phase);
-            cpu.begin();
-            if (null != during)
-            {
-                during.begin();
-            }
-            watch.sampleUntil(end, phase);
-            usage = cpu.end();
-            if (null != during)
-            {
-                during.end();
-            }
+            usage = ThroughputPhase.measure(watch, windowStart, end, phase, cpu, during);
             ThroughputPhase.joinAll(List.of(pacer), JOIN_TIMEOUT_MS);
             finished = true;
         }

@@ -80,18 +80,7 @@ final class ThroughputPhase extends LoadProducer.Completion
                 threads.add(sender);
                 sender.start();
             }
-            watch.sampleUntil(windowStart, phase);
-            cpu.begin();
-            if (null != during)
-            {
-                during.begin();
-            }
-            watch.sampleUntil(windowEnd, phase);
-            usage = cpu.end();
-            if (null != during)
-            {
-                during.end();
-            }
+            usage = measure(watch, windowStart, windowEnd, phase, cpu, during);
             finished = true;
         }
         finally
@@ -152,6 +141,30 @@ final class ThroughputPhase extends LoadProducer.Completion
 
         /** The window ends. */
         void end();
+    }
+
+    /**
+     * The measurement window of a phase: sample the leaders and ISRs until it starts, then measure the servers' CPU
+     * (and run {@code during}) until it ends, still sampling.
+     *
+     * @return the servers' CPU over the window.
+     */
+    static CpuMeter.Usage measure(final ClusterWatch watch, final long windowStart, final long windowEnd,
+        final String phase, final CpuMeter cpu, final Window during)
+    {
+        watch.sampleUntil(windowStart, phase);
+        cpu.begin();
+        if (null != during)
+        {
+            during.begin();
+        }
+        watch.sampleUntil(windowEnd, phase);
+        final CpuMeter.Usage usage = cpu.end();
+        if (null != during)
+        {
+            during.end();
+        }
+        return usage;
     }
 
     static void joinAll(final List<Thread> threads, final long timeoutMs)

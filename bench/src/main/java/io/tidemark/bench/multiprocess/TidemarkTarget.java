@@ -164,28 +164,21 @@ final class TidemarkTarget implements LoadTarget
     @Override
     public ClusterWatch watch(final String topic)
     {
-        return new ClusterWatch(new ClusterWatch.Source()
-        {
-            @Override
-            public void checkAlive(final String phase)
-            {
-                cluster.checkHostsAlive(phase);
-            }
+        return new ClusterWatch(ClusterWatch.Source.of(cluster::checkHostsAlive, () -> isrSample(topic)), 100, true);
+    }
 
-            @Override
-            public int[][] sample()
-            {
-                final List<PartitionState> states = cluster.client().partitions(topic);
-                final int[][] rows = new int[states.size()][];
-                for (int i = 0; i < rows.length; i++)
-                {
-                    final PartitionState state = states.get(i);
-                    rows[i] = new int[]{ state.leader() == PartitionState.NO_LEADER ? 0 : state.isr().length,
-                        state.leaderEpoch() };
-                }
-                return rows;
-            }
-        }, 100, true);
+    /** @return per partition {@code {isr size, leader epoch}}, from ZooKeeper through the client. */
+    private int[][] isrSample(final String topic)
+    {
+        final List<PartitionState> states = cluster.client().partitions(topic);
+        final int[][] rows = new int[states.size()][];
+        for (int i = 0; i < rows.length; i++)
+        {
+            final PartitionState state = states.get(i);
+            rows[i] = new int[]{ state.leader() == PartitionState.NO_LEADER ? 0 : state.isr().length,
+                state.leaderEpoch() };
+        }
+        return rows;
     }
 
     @Override

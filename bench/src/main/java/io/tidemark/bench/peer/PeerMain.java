@@ -112,24 +112,11 @@ public final class PeerMain
         }
         catch (final Throwable t)
         {
-            final StringWriter text = new StringWriter();
-            t.printStackTrace(new PrintWriter(text));
-            out.setProperty("status", "failed");
-            out.setProperty("failure", text.toString());
+            failed(out, t);
         }
         finally
         {
-            if (null != peer)
-            {
-                try
-                {
-                    peer.close();
-                }
-                catch (final Throwable t)
-                {
-                    out.setProperty("close.failure", String.valueOf(t));
-                }
-            }
+            closeRecording(out, peer);
             deleteQuietly(dir);
         }
         return out;
@@ -238,6 +225,31 @@ public final class PeerMain
             throw new IllegalStateException("the tailer read " + read.get() + " of " + total + " records");
         }
         return histogram;
+    }
+
+    /** Record a failed run in its result: {@code status=failed} and the stack trace. */
+    static void failed(final Properties out, final Throwable t)
+    {
+        final StringWriter text = new StringWriter();
+        t.printStackTrace(new PrintWriter(text));
+        out.setProperty("status", "failed");
+        out.setProperty("failure", text.toString());
+    }
+
+    /** Close a peer, if one was created, recording a failure to close as {@code close.failure}. */
+    static void closeRecording(final Properties out, final Peer peer)
+    {
+        if (null != peer)
+        {
+            try
+            {
+                peer.close();
+            }
+            catch (final Throwable t)
+            {
+                out.setProperty("close.failure", String.valueOf(t));
+            }
+        }
     }
 
     /**

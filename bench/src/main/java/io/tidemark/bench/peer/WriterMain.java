@@ -6,8 +6,6 @@ import org.HdrHistogram.Histogram;
 
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.PrintWriter;
-import java.io.StringWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Locale;
@@ -108,24 +106,11 @@ public final class WriterMain
         }
         catch (final Throwable t)
         {
-            final StringWriter text = new StringWriter();
-            t.printStackTrace(new PrintWriter(text));
-            out.setProperty("status", "failed");
-            out.setProperty("failure", text.toString());
+            PeerMain.failed(out, t);
         }
         finally
         {
-            if (null != peer)
-            {
-                try
-                {
-                    peer.close();
-                }
-                catch (final Throwable t)
-                {
-                    out.setProperty("close.failure", String.valueOf(t));
-                }
-            }
+            PeerMain.closeRecording(out, peer);
             if (null != dir)
             {
                 io.tidemark.bench.harness.TempDirs.deleteRecursively(dir);
