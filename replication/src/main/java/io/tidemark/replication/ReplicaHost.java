@@ -31,13 +31,13 @@ import java.util.List;
  * <p>
  * Role changes and the fetch/produce paths run on the host agent's thread; {@link #replica} is safe from any
  * thread.
+ * <p>
+ * A façade over parts that own their state: {@link HostRegistration} (the registration with the controller and the
+ * power-loss marker), {@link HostLogs} (the logs opened at start and the pretouch budget) and {@link ReplicaRoles}
+ * (the fetchers and each replica's role). The host keeps the replica table, the counters file and its lifecycle.
  */
 public final class ReplicaHost
 {
-    static final String BOOT_FILE = "host.boot";
-    /** Present from a start that detected a possible power loss until the controller acknowledged hearing of it. */
-    static final String POWER_LOSS_FILE = "host.power-loss";
-
     private final int hostId;
     private final Path dir;
     private final long incarnation;
@@ -47,21 +47,17 @@ public final class ReplicaHost
     private final ControlChannel channel;
     private final ErrorHandler errorHandler;
     private final Int2ObjectHashMap<Replica> replicasById = new Int2ObjectHashMap<>();
-    /** Replica logs opened at start, before the host registers, until their partition's state arrives. */
-    private final java.util.Map<Path, io.tidemark.store.Log> openedAtStart = new java.util.HashMap<>();
     private volatile Replica[] replicas = new Replica[0];
-    private final FollowerFetcher[] fetchers;
+    private final ReplicaRoles roles;
     private final FetchServer fetchServer;
     private final ProduceHandler produceHandler;
     private final ReplicaHostAgent agent;
     private final CountersFile counters;
     private final LeaderPartitions leaderPartitions = new LeaderPartitions(this);
     private final FailStop failStop;
+    private final HostRegistration registration;
+    private final HostLogs logs;
     private boolean stopAnnounced;
-    private boolean registered;
-    private boolean possibleDataLoss;
-    private boolean startedWithPossibleDataLoss;
-    private long pretouchSpent;
     /** Opens new replicas off the agent thread where that thread also serves the network; null: opened inline. */
     private final ReplicaOpener opener;
     private final ReplicaOpener.Handler onOpened = new ReplicaOpener.Handler()
@@ -109,8 +105,10 @@ public final class ReplicaHost
         {
             throw new UncheckedIOException("cannot prepare host directory " + dir, ex);
         }
+        this.registration = new HostRegistration(hostId, incarnation, dir, ctx, errorHandler);
+        this.logs = new HostLogs(hostId, dir, ctx, counters.manager(), errorHandler);
         this.failStop = new FailStop(hostId, errorHandler);
-        this.fetchers = new FollowerFetcher[maxHosts];
+        final FollowerFetcher[] fetchers = new FollowerFetcher[maxHosts];
         for (int other = 0; other < maxHosts; other++)
         {
             if (other != hostId)
@@ -121,6 +119,7 @@ public final class ReplicaHost
         }
         this.fetchServer = new FetchServer(hostId, transport, ctx, replicasById, this::requestIsrChange);
         this.produceHandler = new ProduceHandler(ctx, sessions);
+        this.roles = new ReplicaRoles(hostId, ctx, clock, sessions, fetchers);
         this.agent = new ReplicaHostAgent(this, ctx, errorHandler);
         // a host process: the agent thread runs the media driver and the gateway too (see ReplicaOpener)
         this.opener = ctx.logMaintenanceThread() && ctx.threadingMode() == ReplicationContext.ThreadingMode.INVOKER ?
@@ -180,7 +179,7 @@ public final class ReplicaHost
         stopAnnounced = true;
         for (final Replica replica : replicas)
         {
-            resign(replica);
+            roles.resign(replica);
         }
         channel.toController(hostId, new ControlMessage.UnregisterHost(hostId, incarnation));
         transport.hostDown(hostId);
@@ -228,7 +227,7 @@ public final class ReplicaHost
     {
         final List<Agent> agents = new ArrayList<>();
         agents.add(agent);
-        for (final FollowerFetcher fetcher : fetchers)
+        for (final FollowerFetcher fetcher : roles.fetchers())
         {
             if (null != fetcher)
             {
@@ -238,11 +237,27 @@ public final class ReplicaHost
         return agents;
     }
 
+    /**
+     * Record this boot, then open (recover) every replica log of this host before it registers: a log whose recovery
+     * found that flushed records are gone (a disk that lost blocks it had acknowledged) has lost records it may have
+     * acknowledged, as after a power loss, and the controller must hear it with the registration (it fences the
+     * host's replicas until they re-join an ISR). The logs are kept open for the replicas the controller's states
+     * then name.
+     */
     void start()
     {
-        possibleDataLoss = recordBoot();
-        possibleDataLoss |= openLogs();
-        startedWithPossibleDataLoss = possibleDataLoss;
+        registration.recordBoot();
+        try
+        {
+            if (logs.openAll())
+            {
+                registration.flushedDataLost();
+            }
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException("cannot open the replica logs of host " + hostId, ex);
+        }
         transport.hostUp(hostId);
         channel.clearHost(hostId);
     }
@@ -253,153 +268,28 @@ public final class ReplicaHost
      */
     ControlMessage livenessMessage()
     {
-        return registered ? new ControlMessage.Heartbeat(hostId, incarnation, stateDigest()) :
-            new ControlMessage.RegisterHost(hostId, incarnation, possibleDataLoss);
+        return registration.livenessMessage(stateDigest());
     }
 
     void onRegistered(final long registeredIncarnation)
     {
-        if (registeredIncarnation == incarnation)
-        {
-            registered = true;
-            if (possibleDataLoss)
-            {
-                possibleDataLoss = false; // reported: the controller fences the replicas durably from now on
-                try
-                {
-                    Files.deleteIfExists(dir.resolve(POWER_LOSS_FILE));
-                }
-                catch (final IOException ex)
-                {
-                    errorHandler.onError(ex);
-                }
-            }
-        }
+        registration.onRegistered(registeredIncarnation);
     }
 
     boolean isRegistered()
     {
-        return registered;
+        return registration.isRegistered();
     }
 
     /** @return whether this incarnation reported a possible data loss when it registered (diagnostics, simulation). */
     boolean startedWithPossibleDataLoss()
     {
-        return startedWithPossibleDataLoss;
+        return registration.startedWithPossibleDataLoss();
     }
 
     void onSessionExpired()
     {
-        registered = false;
-    }
-
-    /**
-     * Record this boot in {@code host.boot}.
-     *
-     * @return whether unflushed records of this host's replicas may have been lost to a power loss: the machine
-     *         booted since the host last started and some replica log was not closed cleanly (so it held data only in
-     *         the page cache). Once detected this stays true, in {@code host.power-loss}, until the controller has
-     *         heard of it, even across further restarts.
-     */
-    private boolean recordBoot()
-    {
-        final Path file = dir.resolve(BOOT_FILE);
-        final String bootId = ctx.bootIdSupplier().apply(hostId);
-        try
-        {
-            final boolean rebooted = Files.exists(file) && !Files.readString(file).trim().equals(bootId);
-            final Path powerLoss = dir.resolve(POWER_LOSS_FILE);
-            if (rebooted && !Files.exists(powerLoss) && anyLogNotClosedCleanly())
-            {
-                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(powerLoss,
-                    java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE))
-                {
-                    channel.force(true);
-                }
-            }
-            final java.nio.ByteBuffer bytes = java.nio.ByteBuffer.wrap(bootId.getBytes(
-                java.nio.charset.StandardCharsets.UTF_8));
-            try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(file,
-                java.nio.file.StandardOpenOption.CREATE, java.nio.file.StandardOpenOption.WRITE,
-                java.nio.file.StandardOpenOption.TRUNCATE_EXISTING))
-            {
-                channel.write(bytes);
-                channel.force(true);
-            }
-            return Files.exists(powerLoss);
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot record the boot of host " + hostId, ex);
-        }
-    }
-
-    /**
-     * Open (recover) every replica log of this host before it registers: a log whose recovery found that flushed
-     * records are gone (a disk that lost blocks it had acknowledged) has lost records it may have acknowledged, as
-     * after a power loss, and the controller must hear it with the registration (it fences the host's replicas until
-     * they re-join an ISR). The logs are kept open for the replicas the controller's states then name.
-     *
-     * @return whether a log lost flushed records (the power-loss marker is then written).
-     */
-    private boolean openLogs()
-    {
-        boolean lost = false;
-        try (java.util.stream.Stream<Path> dirs = Files.list(dir))
-        {
-            for (final Path logDir : dirs.filter((d) -> Files.isDirectory(d) && Files.exists(d.resolve("log.meta")))
-                .sorted().toList())
-            {
-                try
-                {
-                    final io.tidemark.store.Log log = Replica.openLog(logDir, ctx, counters.manager(),
-                        ctx.hostPretouchBudgetBytes() - pretouchSpent);
-                    pretouchSpent += log.context().pretouchBytes();
-                    openedAtStart.put(logDir.getFileName(), log);
-                    if (log.recoveryReport().flushedDataLost())
-                    {
-                        lost = true;
-                        java.lang.System.getLogger(ReplicaHost.class.getName()).log(System.Logger.Level.WARNING,
-                            "host " + hostId + ": " + logDir + " lost flushed records " +
-                            log.recoveryReport().losses() + ": reported to the controller as a possible data loss");
-                    }
-                }
-                catch (final StorageException ex)
-                {
-                    errorHandler.onError(ex); // opened again when its partition's state arrives, failing the host then
-                }
-            }
-            if (lost)
-            {
-                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(
-                    dir.resolve(POWER_LOSS_FILE), java.nio.file.StandardOpenOption.CREATE,
-                    java.nio.file.StandardOpenOption.WRITE))
-                {
-                    channel.force(true);
-                }
-                try (java.nio.channels.FileChannel channel = java.nio.channels.FileChannel.open(dir,
-                    java.nio.file.StandardOpenOption.READ))
-                {
-                    channel.force(true);
-                }
-            }
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException("cannot open the replica logs of host " + hostId, ex);
-        }
-        return lost;
-    }
-
-    /** @return whether a replica log under this host lacks the store's clean-shutdown marker. */
-    private boolean anyLogNotClosedCleanly() throws IOException
-    {
-        try (java.util.stream.Stream<Path> dirs = Files.list(dir))
-        {
-            // "log.meta" marks a store log directory, ".clean-shutdown" a log that was closed cleanly
-            return dirs.filter(Files::isDirectory).anyMatch((d) -> Files.exists(d.resolve("log.meta")) &&
-                !Files.exists(d.resolve(".clean-shutdown")));
-        }
+        registration.onSessionExpired();
     }
 
     ControlChannel channel()
@@ -474,18 +364,6 @@ public final class ReplicaHost
         }
     }
 
-    private boolean withinCluster(final int[] hosts)
-    {
-        for (final int host : hosts)
-        {
-            if (host < 0 || host >= fetchers.length)
-            {
-                return false;
-            }
-        }
-        return true;
-    }
-
     /** @return the manager of the host's counters file (not thread-safe: allocate before the agents run). */
     org.agrona.concurrent.status.CountersManager countersManager()
     {
@@ -501,7 +379,7 @@ public final class ReplicaHost
     /** @return the fetcher replicating from {@code leaderHost} (diagnostics and tests). */
     FollowerFetcher fetcher(final int leaderHost)
     {
-        return fetchers[leaderHost];
+        return roles.fetcher(leaderHost);
     }
 
     void requestIsrChange(final Replica replica, final LeaderState leader, final int[] newIsr)
@@ -554,11 +432,11 @@ public final class ReplicaHost
         {
             return;
         }
-        if (!withinCluster(state.assignedReplicas()) || state.leader() >= fetchers.length)
+        if (!roles.withinCluster(state.assignedReplicas()) || state.leader() >= roles.clusterSize())
         {
             // host ids this cluster does not have (the codec bounds them by the largest cluster only)
             remoteLog.log(System.Logger.Level.WARNING, "host state-out-of-range", "host " + hostId + " ignored a " +
-                "partition state naming hosts outside [0, " + fetchers.length + "): " + state);
+                "partition state naming hosts outside [0, " + roles.clusterSize() + "): " + state);
             return;
         }
         Replica replica = replicasById.get(state.partitionId());
@@ -579,13 +457,12 @@ public final class ReplicaHost
                 }
                 else
                 {
-                    final io.tidemark.store.Log opened = openedAtStart.remove(
-                        Path.of(state.topicPartition().logName()));
-                    opener.open(state, () -> openReplica(state, opened)); // one open at a time: the budget holds
+                    final io.tidemark.store.Log opened = logs.takeOpenedAtStart(state);
+                    opener.open(state, () -> logs.openReplica(state, opened)); // one open at a time: the budget holds
                 }
                 return; // applied once open (collectOpened)
             }
-            replica = openReplica(state, openedAtStart.remove(Path.of(state.topicPartition().logName())));
+            replica = logs.openReplica(state, logs.takeOpenedAtStart(state));
             add(replica);
         }
         final PartitionState known = replica.state;
@@ -601,7 +478,7 @@ public final class ReplicaHost
             final LeaderState leader = replica.leaderState;
             if (null == leader || leader.epoch != state.leaderEpoch())
             {
-                becomeLeader(replica, state);
+                roles.becomeLeader(replica, state);
             }
             else
             {
@@ -611,32 +488,10 @@ public final class ReplicaHost
         }
         else
         {
-            becomeFollower(replica, state);
+            roles.becomeFollower(replica, state);
         }
         replica.leaderEpoch = state.leaderEpoch();
         replica.leaderId = state.leader();
-    }
-
-    /**
-     * Open the replica of {@code state}: over its log opened at start (its pretouch counted then), or opening it,
-     * within what is left of the host's pretouch budget ({@code pretouchSpent}: written by one thread at a time, the
-     * starting thread, then the agent thread or, where there is one, the opener's).
-     * Runs on the agent thread, or on the {@link ReplicaOpener}'s (the counters file's manager is a
-     * {@code ConcurrentCountersManager}: counters may be allocated there while the agent thread runs).
-     */
-    private Replica openReplica(final PartitionState state, final io.tidemark.store.Log openedAtStart)
-    {
-        if (null != openedAtStart)
-        {
-            final Replica replica = Replica.open(hostId, state, openedAtStart, ctx, counters.manager());
-            replica.pretouchBytes = 0; // counted at start
-            return replica;
-        }
-        final Replica replica = Replica.open(hostId, state, Replica.openLog(dir.resolve(
-            state.topicPartition().logName()), ctx, counters.manager(), ctx.hostPretouchBudgetBytes() - pretouchSpent),
-            ctx, counters.manager());
-        pretouchSpent += replica.pretouchBytes;
-        return replica;
     }
 
     private void add(final Replica replica)
@@ -657,60 +512,6 @@ public final class ReplicaHost
     int collectOpened()
     {
         return null == opener ? 0 : opener.collect(onOpened);
-    }
-
-    private void becomeLeader(final Replica replica, final PartitionState state)
-    {
-        stopFetching(replica);
-        resign(replica);
-        final long now = clock.time();
-        final long logEnd = replica.log.logEndOffset();
-        replica.epochCache.assign(state.leaderEpoch(), logEnd);
-        final LeaderState leader = new LeaderState(state, hostId, replica.log, replica.highWatermark, logEnd,
-            ctx.minInsyncReplicas(), now);
-        leader.nextIsrCheckMs = now + Math.max(1, ctx.replicaLagTimeMaxMs() / 2);
-        replica.leaderEpoch = state.leaderEpoch();
-        replica.leaderState = leader;
-        leader.maybeAdvanceHighWatermark();
-    }
-
-    private void becomeFollower(final Replica replica, final PartitionState state)
-    {
-        resign(replica);
-        if (state.leader() == PartitionState.NO_LEADER)
-        {
-            stopFetching(replica);
-        }
-        else if (replica.fetchingFrom != state.leader())
-        {
-            stopFetching(replica);
-            fetchers[state.leader()].add(replica, state.leaderEpoch());
-            replica.fetchingFrom = state.leader();
-        }
-        else if (state.leaderEpoch() != replica.leaderEpoch)
-        {
-            fetchers[state.leader()].add(replica, state.leaderEpoch());
-        }
-    }
-
-    private void resign(final Replica replica)
-    {
-        final LeaderState leader = replica.leaderState;
-        if (null != leader)
-        {
-            replica.leaderState = null;
-            leader.pendingAcks.failAll(replica.topicPartition, produceHandler.sessions(), ReplicationError.NOT_LEADER);
-            leader.close();
-        }
-    }
-
-    private void stopFetching(final Replica replica)
-    {
-        if (replica.fetchingFrom != PartitionState.NO_LEADER)
-        {
-            fetchers[replica.fetchingFrom].remove(replica);
-            replica.fetchingFrom = PartitionState.NO_LEADER;
-        }
     }
 
     /**
@@ -739,8 +540,7 @@ public final class ReplicaHost
         {
             opener.close(false);
         }
-        openedAtStart.values().forEach(io.tidemark.store.Log::close);
-        openedAtStart.clear();
+        logs.close();
         counters.close();
         transport.hostDown(hostId);
     }
@@ -757,8 +557,7 @@ public final class ReplicaHost
         {
             opener.close(true);
         }
-        openedAtStart.values().forEach(io.tidemark.store.Log::halt);
-        openedAtStart.clear();
+        logs.halt();
         counters.close();
     }
 
