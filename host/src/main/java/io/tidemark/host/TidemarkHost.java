@@ -10,10 +10,7 @@ import io.tidemark.aeron.AeronMedia;
 import io.tidemark.aeron.AeronTransport;
 import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.aeron.EdgeCounters;
-import io.tidemark.aeron.FrameDescriptor;
-import io.tidemark.aeron.FrameWriter;
 import io.tidemark.aeron.QuietIdleStrategy;
-import io.tidemark.replication.spi.HostLiveness;
 import io.tidemark.replication.RateLimitedLog;
 import io.tidemark.replication.ControlChannel;
 import io.tidemark.replication.ProducerSessions;
@@ -26,18 +23,14 @@ import io.tidemark.zookeeper.ZooKeeperHostLiveness;
 import io.tidemark.zookeeper.ZooKeeperRootCheck;
 import io.tidemark.zookeeper.ZooKeeperStoreException;
 import org.agrona.CloseHelper;
-import org.agrona.DirectBuffer;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.AgentRunner;
-import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.BusySpinIdleStrategy;
 import org.agrona.concurrent.CompositeAgent;
 import org.agrona.concurrent.SystemEpochClock;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.state.ConnectionState;
-import org.apache.zookeeper.CreateMode;
 import org.apache.zookeeper.KeeperException;
-import org.apache.zookeeper.data.Stat;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -62,12 +55,18 @@ import java.util.function.IntToLongFunction;
  * Starting checks, before it serves anything: the configuration ({@link HostConfig#validate()}), that ZooKeeper
  * answers and accepts the credentials, that the ZooKeeper root belongs to this {@code cluster.id} (the first host
  * claims it), that nothing under the root grants anything to {@code world:anyone} ({@link ZooKeeperRootCheck}:
- * repaired when the credentials allow, else a {@link io.tidemark.zookeeper.ZooKeeperAclException} naming the node), that no other live process holds this host id, and that the Aeron endpoint can be bound. Each failure
+ * repaired when the credentials allow, else a {@link io.tidemark.zookeeper.ZooKeeperAclException} naming the
+ * node), that no other live process holds this host id, and that the Aeron endpoint can be bound. Each failure
  * is a typed exception ({@link ConfigException} naming the key, {@link ZooKeeperStoreException}, or
  * {@link HostStartException}) and leaves nothing running.
  * <p>
  * The incarnation of each start comes from a counter in ZooKeeper, so it grows across processes and machines.
  * Thread-safe.
+ * <p>
+ * The host wires its parts together and owns their order of closing; each part owns its own state:
+ * {@link HostLivenessNode} (this host's liveness node), {@link HostDuty} (the one thread of the shared profile),
+ * {@link ControlLinkOverAeron} (the control streams to the other hosts), {@link ControllerRole}, {@link HostGateway}
+ * and the {@link ReplicaNode}.
  */
 public final class TidemarkHost implements AutoCloseable
 {
@@ -93,8 +92,7 @@ public final class TidemarkHost implements AutoCloseable
     private final ControllerRole role;
     private final ExecutorService zooKeeperTasks;
     private volatile KafkaGateway kafka;
-    private final byte[] hostData;
-    private final String dirToken;
+    private final HostLivenessNode livenessNode;
     private final java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
     private boolean closed;
 
@@ -107,7 +105,7 @@ public final class TidemarkHost implements AutoCloseable
         try
         {
             lockHostDir(config.hostDir());
-            this.dirToken = HostDirToken.readOrCreate(config.hostDir(), logger);
+            final String dirToken = HostDirToken.readOrCreate(config.hostDir(), logger);
             this.client = config.zooKeeper().connectClient();
             resources.push(client);
             this.root = config.zooKeeper().rootPath();
@@ -120,10 +118,9 @@ public final class TidemarkHost implements AutoCloseable
             // registration with the controller could pass for a restart of the live one. A registration left by a
             // killed process in this directory (its token; the directory's lock says that process is gone) is
             // taken over at once instead of waited out until its session expires.
-            this.hostData = new ZooKeeperHostLiveness.Registration(incarnation, config.endpoints().get(hostId),
-                dirToken).encode();
-            ZooKeeperHostLiveness.register(client, root, hostId, hostData, dirToken,
-                2L * config.zooKeeper().sessionTimeoutMs());
+            this.livenessNode = new HostLivenessNode(client, root, hostId, incarnation, config.endpoints().get(hostId),
+                dirToken, 2L * config.zooKeeper().sessionTimeoutMs());
+            livenessNode.register();
             final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
             // shared with an embedded driver: the driver and the Aeron client run in the host's one duty cycle
             this.media = null == config.aeronDir() ?
@@ -214,7 +211,7 @@ public final class TidemarkHost implements AutoCloseable
             {
                 if (state == ConnectionState.RECONNECTED)
                 {
-                    zooKeeperTasks.execute(this::reRegister);
+                    zooKeeperTasks.execute(livenessNode::reRegister);
                     zooKeeperTasks.execute(() ->
                     {
                         final KafkaGateway gateway = kafka;
@@ -365,37 +362,6 @@ public final class TidemarkHost implements AutoCloseable
         }
     }
 
-    /** After a reconnection: recreate this host's liveness node if its session (and with it the node) was lost. */
-    private void reRegister()
-    {
-        final String path = root + "/" + ZooKeeperHostLiveness.HOSTS + "/" + config.hostId();
-        try
-        {
-            final Stat stat = client.checkExists().forPath(path);
-            final long session = client.getZookeeperClient().getZooKeeper().getSessionId();
-            if (null != stat && stat.getEphemeralOwner() == session)
-            {
-                return;
-            }
-            if (null == stat)
-            {
-                client.create().creatingParentContainersIfNeeded().withMode(CreateMode.EPHEMERAL)
-                    .forPath(path, hostData);
-                logger.log(System.Logger.Level.WARNING, "host " + config.hostId() + " lost its ZooKeeper session " +
-                    "and registered again");
-            }
-            else
-            {
-                ZooKeeperHostLiveness.register(client, root, config.hostId(), hostData, dirToken,
-                    2L * config.zooKeeper().sessionTimeoutMs());
-            }
-        }
-        catch (final Exception ex)
-        {
-            logger.log(System.Logger.Level.ERROR, "host " + config.hostId() + " cannot register again", ex);
-        }
-    }
-
     /**
      * The Aeron client lost its media driver (the driver died, or the client's conductor was starved for longer than
      * the driver's timeout): every send fails from now on. The host cannot serve; {@link #awaitEnd()} returns the
@@ -422,109 +388,6 @@ public final class TidemarkHost implements AutoCloseable
         catch (final java.util.concurrent.ExecutionException ex)
         {
             return ex.getCause();
-        }
-    }
-
-    /**
-     * The host's one thread in the shared profile with an embedded driver: each duty cycle runs the media driver and
-     * the Aeron client's conductor, then the gateway and the replica host's agents once they are attached. Detaching
-     * (a clean stop) waits for a cycle in progress, so that the node can close while the driver keeps running.
-     */
-    private static final class HostDuty implements Agent
-    {
-        private final AeronMedia media;
-        private final int hostId;
-        private final java.util.concurrent.locks.ReentrantLock lock = new java.util.concurrent.locks.ReentrantLock();
-        private volatile Agent work;
-
-        HostDuty(final AeronMedia media, final int hostId)
-        {
-            this.media = media;
-            this.hostId = hostId;
-        }
-
-        void attach(final Agent agent)
-        {
-            work = agent;
-        }
-
-        /** Stop running the attached agent (it is closed here) but keep running the driver. */
-        void detach()
-        {
-            final Agent agent = work;
-            lock.lock();
-            try
-            {
-                work = null;
-            }
-            finally
-            {
-                lock.unlock();
-            }
-            if (null != agent)
-            {
-                agent.onClose();
-            }
-        }
-
-        /**
-         * @return the gateway's and agents' work once attached (the driver's own heartbeats and status messages do not
-         *         count: they would keep an idle host from ever parking deeper, see {@code QuietIdleStrategy}); the
-         *         driver's before.
-         */
-        @Override
-        public int doWork() throws Exception
-        {
-            final int driver = media.invoke();
-            if (null == work)
-            {
-                return driver;
-            }
-            lock.lock();
-            try
-            {
-                final Agent agent = work;
-                return null == agent ? driver : agent.doWork();
-            }
-            finally
-            {
-                lock.unlock();
-            }
-        }
-
-        @Override
-        public void onClose()
-        {
-            detach();
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "tidemark-host-" + hostId;
-        }
-    }
-
-    /** Runs the replica host's agents (INVOKER mode) on the host's own thread. */
-    private static final class NodeAgent implements Agent
-    {
-        private final ReplicaNode node;
-
-        NodeAgent(final ReplicaNode node)
-        {
-            this.node = node;
-        }
-
-        @Override
-        public int doWork()
-        {
-            return node.invokeAgents();
-        }
-
-        @Override
-        public String roleName()
-        {
-            return "tidemark-host-" + node.hostId();
         }
     }
 
@@ -628,50 +491,6 @@ public final class TidemarkHost implements AutoCloseable
             {
                 Thread.currentThread().interrupt();
             }
-        }
-    }
-
-    /** Carries control messages to the process of another host, on its control stream, in authenticated frames. */
-    private static final class ControlLinkOverAeron implements ControlChannel.ControlLink
-    {
-        private final Publication[] control;
-        private final FrameWriter[] writers;
-        private final IntToLongFunction registry;
-        volatile ControllerRole role;
-
-        ControlLinkOverAeron(final Publication[] control, final int clusterHash, final ClusterSecret secret,
-            final int hostId, final long incarnation, final IntToLongFunction registry)
-        {
-            this.control = control;
-            this.registry = registry;
-            this.writers = new FrameWriter[control.length];
-            for (int h = 0; h < control.length; h++)
-            {
-                writers[h] = new FrameWriter(secret, clusterHash, FrameDescriptor.HOST, hostId, incarnation, 0);
-            }
-        }
-
-        @Override
-        public int controllerHost()
-        {
-            final ControllerRole current = role;
-            return null == current ? -1 : current.controllerHost();
-        }
-
-        @Override
-        public boolean send(final int host, final DirectBuffer buffer, final int offset, final int length)
-        {
-            if (host < 0 || host >= control.length || null == control[host])
-            {
-                return false;
-            }
-            final long receiver = registry.applyAsLong(host);
-            if (receiver == HostLiveness.NOT_REGISTERED)
-            {
-                return false; // not registered now: the protocol repeats what matters
-            }
-            return writers[host].offer(control[host], GatewayMessages.CONTROL, host,
-                receiver == HostLiveness.ANY_INCARNATION ? 0 : receiver, buffer, offset, length) > 0;
         }
     }
 }
