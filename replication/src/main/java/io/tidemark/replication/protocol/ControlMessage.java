@@ -8,12 +8,19 @@ package io.tidemark.replication.protocol;
  */
 public sealed interface ControlMessage
 {
+    /** A message that names one host: the host it speaks for, or the host it is for. */
+    sealed interface HostMessage extends ControlMessage
+    {
+        /** @return the host the message names. */
+        int hostId();
+    }
+
     /**
      * Host to controller: a host (re)starts, or re-registers after its session expired. {@code possibleDataLoss}:
      * the machine restarted since the host last ran without a clean stop (power loss), so unflushed records of
      * its replicas may be gone.
      */
-    record RegisterHost(int hostId, long incarnation, boolean possibleDataLoss) implements ControlMessage
+    record RegisterHost(int hostId, long incarnation, boolean possibleDataLoss) implements HostMessage
     {
     }
 
@@ -22,12 +29,12 @@ public sealed interface ControlMessage
      * from the controller's, the controller sends the host its partitions' states again: an update lost on the way
      * (a dropped message, a short disconnection) is repaired within a heartbeat.
      */
-    record Heartbeat(int hostId, long incarnation, long stateDigest) implements ControlMessage
+    record Heartbeat(int hostId, long incarnation, long stateDigest) implements HostMessage
     {
     }
 
     /** Host to controller: clean shutdown; leadership moves away at once. */
-    record UnregisterHost(int hostId, long incarnation) implements ControlMessage
+    record UnregisterHost(int hostId, long incarnation) implements HostMessage
     {
     }
 
@@ -75,12 +82,12 @@ public sealed interface ControlMessage
     }
 
     /** Controller to host: the registration of this incarnation is done; heartbeats may start. */
-    record Registered(int hostId, long incarnation) implements ControlMessage
+    record Registered(int hostId, long incarnation) implements HostMessage
     {
     }
 
     /** Controller to host: the host's session is gone (no heartbeat within the timeout); it must re-register. */
-    record SessionExpired(int hostId) implements ControlMessage
+    record SessionExpired(int hostId) implements HostMessage
     {
     }
 
@@ -90,7 +97,7 @@ public sealed interface ControlMessage
      * controller dead (see the host module's controller role and {@code ZooKeeperControllerFailover}); a message of
      * an older epoch than one the host already heard is stale and ignored. {@code hostId} is the destination.
      */
-    record ControllerAlive(int hostId, long controllerEpoch) implements ControlMessage
+    record ControllerAlive(int hostId, long controllerEpoch) implements HostMessage
     {
     }
 }

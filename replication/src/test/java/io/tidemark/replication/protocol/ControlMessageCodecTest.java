@@ -134,9 +134,9 @@ class ControlMessageCodecTest
 
         final UnsafeBuffer alterIsr = new UnsafeBuffer(encode(
             new ControlMessage.AlterIsr(6, 1, 2, 3, new int[]{ 1, 4 }, new long[]{ 77 })));
-        assertEquals(ControlMessageCodec.VERSION, alterIsr.getByte(0));
-        assertEquals(ControlMessageCodec.ALTER_ISR, alterIsr.getByte(1));
-        assertEquals(ControlMessageCodec.INCARNATIONS_PRESENT_FLAG, alterIsr.getShort(2, LITTLE_ENDIAN));
+        assertEquals(ControlMessageDescriptor.VERSION, alterIsr.getByte(0));
+        assertEquals(ControlMessageDescriptor.ALTER_ISR, alterIsr.getByte(1));
+        assertEquals(ControlMessageDescriptor.INCARNATIONS_PRESENT_FLAG, alterIsr.getShort(2, LITTLE_ENDIAN));
         assertEquals(6, alterIsr.getInt(4, LITTLE_ENDIAN));
         assertEquals(2, alterIsr.getInt(20, LITTLE_ENDIAN));
         assertEquals(1, alterIsr.getInt(24, LITTLE_ENDIAN));
@@ -196,7 +196,7 @@ class ControlMessageCodecTest
     void unknownTypeIsMalformed(final int type)
     {
         final byte[] bytes = encode(new ControlMessage.SessionExpired(1));
-        bytes[ControlMessageCodec.TYPE_OFFSET] = (byte)type;
+        bytes[ControlMessageDescriptor.TYPE_OFFSET] = (byte)type;
         assertEquals(Reason.UNKNOWN_TYPE, malformed(bytes).reason());
     }
 
@@ -207,7 +207,7 @@ class ControlMessageCodecTest
         for (final ControlMessage message : messages())
         {
             final byte[] bytes = encode(message);
-            bytes[ControlMessageCodec.VERSION_OFFSET] = (byte)version;
+            bytes[ControlMessageDescriptor.VERSION_OFFSET] = (byte)version;
             assertEquals(Reason.UNKNOWN_VERSION, malformed(bytes).reason());
         }
         assertEquals(Reason.UNKNOWN_VERSION, malformed(new byte[]{ (byte)version }).reason());
@@ -219,10 +219,10 @@ class ControlMessageCodecTest
     {
         final byte[] bytes = encode(message);
         final UnsafeBuffer buffer = new UnsafeBuffer(bytes);
-        final short flags = buffer.getShort(ControlMessageCodec.FLAGS_OFFSET, LITTLE_ENDIAN);
+        final short flags = buffer.getShort(ControlMessageDescriptor.FLAGS_OFFSET, LITTLE_ENDIAN);
         for (final int flag : new int[]{ 0x4, 0x80, 0x8000 })
         {
-            buffer.putShort(ControlMessageCodec.FLAGS_OFFSET, (short)(flags | flag), LITTLE_ENDIAN);
+            buffer.putShort(ControlMessageDescriptor.FLAGS_OFFSET, (short)(flags | flag), LITTLE_ENDIAN);
             assertEquals(Reason.UNKNOWN_FLAGS, malformed(bytes).reason());
         }
     }
@@ -231,40 +231,40 @@ class ControlMessageCodecTest
     void hostileAlterIsrCountsAllocateNothingAndAreMalformed()
     {
         final byte[] valid = encode(new ControlMessage.AlterIsr(5, 1, 9, 42, new int[]{ 1, 2 }, new long[]{ 3, 4 }));
-        assertEquals(Reason.TRUNCATED, withInt(valid, ControlMessageCodec.ISR_COUNT_OFFSET, Integer.MAX_VALUE));
-        assertEquals(Reason.TRUNCATED, withInt(valid, ControlMessageCodec.INCARNATION_COUNT_OFFSET,
+        assertEquals(Reason.TRUNCATED, withInt(valid, ControlMessageDescriptor.ISR_COUNT_OFFSET, Integer.MAX_VALUE));
+        assertEquals(Reason.TRUNCATED, withInt(valid, ControlMessageDescriptor.INCARNATION_COUNT_OFFSET,
             Integer.MAX_VALUE));
-        assertEquals(Reason.TRUNCATED, withInt(valid, ControlMessageCodec.ISR_COUNT_OFFSET, 3));
-        assertEquals(Reason.TRAILING_BYTES, withInt(valid, ControlMessageCodec.ISR_COUNT_OFFSET, 1));
-        assertEquals(Reason.BAD_LENGTH, withInt(valid, ControlMessageCodec.ISR_COUNT_OFFSET, -1));
-        assertEquals(Reason.BAD_LENGTH, withInt(valid, ControlMessageCodec.ISR_COUNT_OFFSET, Integer.MIN_VALUE));
-        assertEquals(Reason.BAD_LENGTH, withInt(valid, ControlMessageCodec.INCARNATION_COUNT_OFFSET, -2));
+        assertEquals(Reason.TRUNCATED, withInt(valid, ControlMessageDescriptor.ISR_COUNT_OFFSET, 3));
+        assertEquals(Reason.TRAILING_BYTES, withInt(valid, ControlMessageDescriptor.ISR_COUNT_OFFSET, 1));
+        assertEquals(Reason.BAD_LENGTH, withInt(valid, ControlMessageDescriptor.ISR_COUNT_OFFSET, -1));
+        assertEquals(Reason.BAD_LENGTH, withInt(valid, ControlMessageDescriptor.ISR_COUNT_OFFSET, Integer.MIN_VALUE));
+        assertEquals(Reason.BAD_LENGTH, withInt(valid, ControlMessageDescriptor.INCARNATION_COUNT_OFFSET, -2));
 
         final byte[] noIncarnations = encode(new ControlMessage.AlterIsr(5, 1, 9, 42, new int[]{ 1, 2, 3, 4 }));
-        assertEquals(Reason.BAD_LENGTH, withInt(noIncarnations, ControlMessageCodec.INCARNATION_COUNT_OFFSET, 2));
+        assertEquals(Reason.BAD_LENGTH, withInt(noIncarnations, ControlMessageDescriptor.INCARNATION_COUNT_OFFSET, 2));
     }
 
     @Test
     void hostileStateLengthsAreMalformed()
     {
         final byte[] update = encode(new ControlMessage.PartitionUpdate(FULL_STATE));
-        final int updateLength = ControlMessageCodec.UPDATE_STATE_LENGTH_OFFSET;
+        final int updateLength = ControlMessageDescriptor.UPDATE_STATE_LENGTH_OFFSET;
         assertEquals(Reason.TRUNCATED, withInt(update, updateLength, Integer.MAX_VALUE));
         assertEquals(Reason.BAD_LENGTH, withInt(update, updateLength, -1));
         assertEquals(Reason.BAD_LENGTH, withInt(update, updateLength, Integer.MIN_VALUE));
         assertEquals(Reason.TRAILING_BYTES, withInt(update, updateLength, update.length - 9));
 
         final byte[] absent = encode(new ControlMessage.AlterIsrResponse(1, false, null));
-        assertEquals(Reason.BAD_LENGTH, withInt(absent, ControlMessageCodec.RESPONSE_STATE_LENGTH_OFFSET, 4));
+        assertEquals(Reason.BAD_LENGTH, withInt(absent, ControlMessageDescriptor.RESPONSE_STATE_LENGTH_OFFSET, 4));
         final byte[] present = encode(new ControlMessage.AlterIsrResponse(1, true, LEADER_STATE));
         assertEquals(Reason.TRUNCATED,
-            withInt(present, ControlMessageCodec.RESPONSE_STATE_LENGTH_OFFSET, Integer.MAX_VALUE - 100));
+            withInt(present, ControlMessageDescriptor.RESPONSE_STATE_LENGTH_OFFSET, Integer.MAX_VALUE - 100));
     }
 
     @Test
     void malformedEmbeddedStateIsMalformed()
     {
-        final int state = ControlMessageCodec.UPDATE_FIXED_LENGTH;
+        final int state = ControlMessageDescriptor.UPDATE_FIXED_LENGTH;
         final byte[] update = encode(new ControlMessage.PartitionUpdate(FULL_STATE));
         assertEquals(Reason.BAD_PARTITION_STATE, withInt(update, state + 20, -1)); // AR count
         assertEquals(Reason.BAD_PARTITION_STATE, withInt(update, state + 28, Integer.MAX_VALUE)); // topic length
@@ -277,7 +277,7 @@ class ControlMessageCodecTest
 
         final byte[] empty = encode(new ControlMessage.PartitionUpdate(LEADER_STATE));
         assertEquals(Reason.BAD_PARTITION_STATE, malformed(withIntBytes(Arrays.copyOf(empty, 8),
-            ControlMessageCodec.UPDATE_STATE_LENGTH_OFFSET, 0)).reason());
+            ControlMessageDescriptor.UPDATE_STATE_LENGTH_OFFSET, 0)).reason());
     }
 
     @Test
@@ -296,7 +296,7 @@ class ControlMessageCodecTest
                 random.nextBytes(bytes);
                 if (bytes.length > 1)
                 {
-                    bytes[0] = (byte)ControlMessageCodec.VERSION;
+                    bytes[0] = (byte)ControlMessageDescriptor.VERSION;
                     bytes[1] = (byte)(1 + random.nextInt(8));
                 }
             }
