@@ -2,7 +2,6 @@ package io.tidemark.replication;
 
 import io.tidemark.replication.protocol.ControlMessage;
 import io.tidemark.replication.protocol.PartitionState;
-import io.tidemark.replication.protocol.ProduceMessages;
 import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.format.RecordEncoder;
 
@@ -193,17 +192,7 @@ public final class ReplicaNode implements AutoCloseable
         final int acks, final int timeoutMs, final long producerId, final short producerEpoch,
         final int baseSequence, final DirectBuffer records, final int offset, final int length)
     {
-        final Replica replica = host.replica(partitionId);
-        if (null == replica || null == replica.leaderState)
-        {
-            return ReplicationError.NOT_LEADER;
-        }
-        final PartitionState state = replica.state;
-        if (null == state || acks < -1 || acks > state.assignedReplicas().length)
-        {
-            return ReplicationError.INVALID_RECORDS;
-        }
-        return ProduceMessages.enqueue(replica.produceRing, session, correlationId, acks, timeoutMs, producerId,
+        return host.leaderPartitions().produce(session, partitionId, correlationId, acks, timeoutMs, producerId,
             producerEpoch, baseSequence, records, offset, length);
     }
 
