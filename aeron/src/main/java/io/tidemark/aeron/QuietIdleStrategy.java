@@ -4,6 +4,8 @@ import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.util.concurrent.TimeUnit;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
 import java.util.concurrent.locks.LockSupport;
 
 /**
@@ -13,7 +15,9 @@ import java.util.concurrent.locks.LockSupport;
  * constructor's). Each wake-up of such a thread runs a driver duty cycle, a system call per socket, so an idle
  * process's cost is its wake-ups: a thread parking 1 ms at most wakes 1,000 times a second, one parking 10 ms 100
  * times. The first message after a quiet spell waits up to the deep park; the ones after it are back on the short
- * parks.
+ * parks. A thread may park deeper still once quiet for longer (the three-argument constructor): a host's serving
+ * thread parks {@link AeronMedia#invokedIdleStrategy() 50 ms} after a second without work, so that an idle cluster
+ * costs next to nothing, and the first record after such a second waits up to that park at each hop.
  * <p>
  * "Work" is what the caller counts: a host counts its gateway's and agents' work, not the driver's own periodic
  * heartbeats and status messages, which would otherwise keep it from ever being quiet.
@@ -28,6 +32,10 @@ public final class QuietIdleStrategy implements IdleStrategy
     private static final long QUIET_NS = TimeUnit.MILLISECONDS.toNanos(QUIET_MS);
 
     private final long deepParkNs;
+    private final long deeperAfterNs;
+    private final long deeperParkNs;
+    private final LongSupplier nanoClock;
+    private final LongConsumer parker;
 
     private final BackoffIdleStrategy backoff = new BackoffIdleStrategy(1, 1, TimeUnit.MICROSECONDS.toNanos(1),
         TimeUnit.MILLISECONDS.toNanos(1));
@@ -46,11 +54,32 @@ public final class QuietIdleStrategy implements IdleStrategy
      */
     public QuietIdleStrategy(final long deepParkMs)
     {
-        if (deepParkMs < 1)
+        this(deepParkMs, Long.MAX_VALUE / 2, deepParkMs);
+    }
+
+    /**
+     * @param deepParkMs    the park once quiet, at least 1 ms.
+     * @param deeperAfterMs once quiet for this long, parks of {@code deeperParkMs} instead.
+     * @param deeperParkMs  the park once quiet for {@code deeperAfterMs}, at least {@code deepParkMs}.
+     */
+    public QuietIdleStrategy(final long deepParkMs, final long deeperAfterMs, final long deeperParkMs)
+    {
+        this(deepParkMs, deeperAfterMs, deeperParkMs, System::nanoTime, LockSupport::parkNanos);
+    }
+
+    QuietIdleStrategy(final long deepParkMs, final long deeperAfterMs, final long deeperParkMs,
+        final LongSupplier nanoClock, final LongConsumer parker)
+    {
+        if (deepParkMs < 1 || deeperParkMs < deepParkMs || deeperAfterMs < 0)
         {
-            throw new IllegalArgumentException("deepParkMs must be at least 1: " + deepParkMs);
+            throw new IllegalArgumentException("need 1 <= deepParkMs <= deeperParkMs and deeperAfterMs >= 0: " +
+                deepParkMs + ", " + deeperParkMs + ", " + deeperAfterMs);
         }
         this.deepParkNs = TimeUnit.MILLISECONDS.toNanos(deepParkMs);
+        this.deeperAfterNs = TimeUnit.MILLISECONDS.toNanos(deeperAfterMs);
+        this.deeperParkNs = TimeUnit.MILLISECONDS.toNanos(deeperParkMs);
+        this.nanoClock = nanoClock;
+        this.parker = parker;
     }
 
     @Override
@@ -69,10 +98,11 @@ public final class QuietIdleStrategy implements IdleStrategy
     {
         if (quiet)
         {
-            LockSupport.parkNanos(deepParkNs);
+            parker.accept(deeperParkNs == deepParkNs || nanoClock.getAsLong() - quietSinceNs < deeperAfterNs ?
+                deepParkNs : deeperParkNs);
             return;
         }
-        final long now = System.nanoTime();
+        final long now = nanoClock.getAsLong();
         if (0 == quietSinceNs)
         {
             quietSinceNs = now;

@@ -167,17 +167,21 @@ final class FaultPhase
 
     /**
      * @return ms from {@code restartAt} until the relaunched {@code victim} is registered again and back in the ISR,
-     *         or -1 when it is not within a minute.
+     *         or -1 when it is not within a minute. The victim must first be seen out of the ISR: the new process
+     *         registers (and so shows a new incarnation) before the controller has taken the dead one out, and an
+     *         ISR read in between would count a host that does not serve yet.
      */
     private long awaitBackInIsr(final int victim, final long incarnation, final int partition, final long restartAt)
     {
         long recoveryMs = -1;
+        boolean seenOut = false;
         final long deadline = restartAt + TimeUnit.SECONDS.toNanos(60);
         while (System.nanoTime() - deadline < 0)
         {
             final PartitionState state = cluster.client().state(partitionId(partition));
-            if (cluster.client().incarnationOf(victim) > incarnation && null != state &&
-                java.util.Arrays.stream(state.isr()).anyMatch((h) -> h == victim))
+            final boolean inIsr = null != state && java.util.Arrays.stream(state.isr()).anyMatch((h) -> h == victim);
+            seenOut |= null != state && !inIsr;
+            if (seenOut && inIsr && cluster.client().incarnationOf(victim) > incarnation)
             {
                 recoveryMs = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - restartAt);
                 break;
