@@ -437,6 +437,7 @@ public final class Controller implements Agent
             changes.fenceRecovering(hostId);
         }
         sessions.registered(hostId, incarnation, clock.time());
+        logger.log(System.Logger.Level.INFO, "host " + hostId + " registered (incarnation " + incarnation + ")");
         channel.toHost(hostId, new ControlMessage.Registered(hostId, incarnation)); // before the states it may apply
         changes.hostRegistered(hostId);
     }

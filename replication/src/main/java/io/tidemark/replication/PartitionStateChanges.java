@@ -140,8 +140,8 @@ final class PartitionStateChanges
             final int[] live = Arrays.stream(state.isr()).filter(sessions::isAlive).toArray();
             if (live.length != state.isr().length && state.isr().length > 1)
             {
-                final PartitionState next = store.compareAndSet(state.version(),
-                    withIsr(state, live, state.leader(), state.leaderEpoch()));
+                final PartitionState next = commit(state, withIsr(state, live, state.leader(), state.leaderEpoch()),
+                    "dead members leave");
                 if (null == next)
                 {
                     reconcilePending = true;
@@ -249,8 +249,9 @@ final class PartitionStateChanges
             }
             else if (state.inIsr(hostId) && state.isr().length > 1)
             {
-                final PartitionState next = store.compareAndSet(state.version(),
-                    withIsr(state, without(state.isr(), hostId), state.leader(), state.leaderEpoch()));
+                final PartitionState next = commit(state,
+                    withIsr(state, without(state.isr(), hostId), state.leader(), state.leaderEpoch()),
+                    "host " + hostId + " died");
                 if (null == next)
                 {
                     reconcilePending = true; // the state moved under this controller: decided again from it
@@ -302,7 +303,7 @@ final class PartitionStateChanges
             }
             next = withIsr(state, lastIsr, PartitionState.NO_LEADER, state.leaderEpoch() + 1);
         }
-        final PartitionState stored = store.compareAndSet(state.version(), next);
+        final PartitionState stored = commit(state, next, "election");
         if (null == stored)
         {
             reconcilePending = true; // the state moved under this controller: decided again from it
@@ -338,6 +339,24 @@ final class PartitionStateChanges
     }
 
     /**
+     * Store {@code next} in place of {@code state} by compare-and-set; when it is stored and moves the leader or
+     * the ISR, say so in the log (one line per change, as an operator reading why a partition moved needs).
+     *
+     * @return the stored state, or null when the state moved under this controller.
+     */
+    private PartitionState commit(final PartitionState state, final PartitionState next, final String why)
+    {
+        final PartitionState stored = store.compareAndSet(state.version(), next);
+        if (null != stored && (stored.leader() != state.leader() || !Arrays.equals(stored.isr(), state.isr())))
+        {
+            logger.log(System.Logger.Level.INFO, () -> stored.topicPartition() + ": leader " + state.leader() +
+                " -> " + stored.leader() + " (epoch " + stored.leaderEpoch() + "), ISR " +
+                Arrays.toString(state.isr()) + " -> " + Arrays.toString(stored.isr()) + " (" + why + ")");
+        }
+        return stored;
+    }
+
+    /**
      * A leader asks for a new ISR: granted when it names the partition's current leader, leader epoch and version,
      * and every member is assigned and either in the ISR or alive in the incarnation the leader counted. The
      * leader hears the outcome and the current state.
@@ -368,7 +387,7 @@ final class PartitionStateChanges
                 next = new PartitionState(next.partitionId(), next.topicPartition(), next.assignedReplicas(),
                     next.isr(), next.eligible(), stillRecovering, next.leader(), next.leaderEpoch(), next.version());
             }
-            current = store.compareAndSet(state.version(), next);
+            current = commit(state, next, "asked by leader " + request.leaderId());
             if (null == current)
             {
                 valid = false; // the state moved under this controller: the leader asks again from the current one
