@@ -96,7 +96,10 @@ public final class BenchOptions
         }
     }
 
-    /** {@code --segment-bytes} and {@code --dirty-bytes-max}: the replica logs of an embedded cluster. */
+    /**
+     * {@code --segment-bytes} and {@code --dirty-bytes-max}: the replica logs of an embedded cluster (the harness
+     * commands of this package read the fields).
+     */
     public static final class ReplicaLogs
     {
         @Option(names = "--segment-bytes", paramLabel = "BYTES", defaultValue = "268435456",
@@ -107,18 +110,6 @@ public final class BenchOptions
             description = "dirty.bytes.max of every replica log; 0: writeback left to the kernel (default: " +
                 "${DEFAULT-VALUE}, the store's).")
         long dirtyBytesMax;
-
-        /** @return segment.bytes of every replica log. */
-        public long segmentBytes()
-        {
-            return segmentBytes;
-        }
-
-        /** @return dirty.bytes.max of every replica log (0: the kernel's writeback). */
-        public long dirtyBytesMax()
-        {
-            return dirtyBytesMax;
-        }
 
         /** @return how the report's settings show them. */
         public String describe()

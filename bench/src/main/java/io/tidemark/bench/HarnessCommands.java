@@ -342,7 +342,7 @@ final class HarnessCommands
         final Harness.Outcome outcome;
         try (Progress progress = new Progress(err, Progress.isTerminal(), plan.steps(), plan.plannedSeconds()))
         {
-            outcome = new Harness(workDir, logs.segmentBytes(), progress).dirtyBytesMax(logs.dirtyBytesMax())
+            outcome = new Harness(workDir, logs.segmentBytes, progress).dirtyBytesMax(logs.dirtyBytesMax)
                 .run(plan);
         }
         List<JmhSummary.Row> jmhRows = null;
