@@ -74,30 +74,35 @@ class ProduceSetTest
                 TidemarkClient client = TidemarkClient.connect(ClientConfig.fromProperties(common)))
             {
                 client.createTopic(TOPIC, PARTITIONS, 1, 60_000);
-                producerAcrossPartitions(client, host);
+                producerAcrossPartitions(client, host, 16 * 1024, 8);
+                // batches of 100 KiB: a cycle's sets outgrow the first buffer and reach the 256 KiB bound
+                producerAcrossPartitions(client, host, 100 * 1024, 2_000);
+                // batches of 300 KiB: longer than a set may gather, each sent alone after what was gathered
+                producerAcrossPartitions(client, host, 300 * 1024, 5_000);
                 rawSets(host, client, ClusterSecret.load(secretFile, "cluster.secret.file"), port);
-                producerAcrossPartitions(client, host); // still serving after the damaged sets
+                producerAcrossPartitions(client, host, 16 * 1024, 8); // still serving after the damaged sets
             }
         }
     }
 
     /** Every record acknowledged, per partition in send order at consecutive offsets; no request refused. */
-    private static void producerAcrossPartitions(final TidemarkClient client, final TidemarkHost host)
-        throws Exception
+    private static void producerAcrossPartitions(final TidemarkClient client, final TidemarkHost host,
+        final int batchSize, final int valueBytes) throws Exception
     {
         final int perPartition = 400;
+        final String padding = "x".repeat(valueBytes);
         final Map<Integer, List<Long>> offsets = new ConcurrentHashMap<>();
         final AtomicLong failed = new AtomicLong();
         final long badBefore = host.droppedMessages().dropped(EdgeCounters.Stream.CLIENT,
             EdgeCounters.Reason.BAD_REQUEST);
         try (Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL).enableIdempotence(true)
-            .lingerMs(5).deliveryTimeoutMs(120_000)))
+            .lingerMs(5).batchSize(batchSize).bufferMemory(64L << 20).deliveryTimeoutMs(120_000)))
         {
             final ProducerRecord record = new ProducerRecord().topic(TOPIC);
             for (int i = 0; i < perPartition * PARTITIONS; i++)
             {
                 final int partition = i % PARTITIONS;
-                producer.sendAsync(record.partition(partition).value("v-" + i), (tp, offset, error) ->
+                producer.sendAsync(record.partition(partition).value(padding + i), (tp, offset, error) ->
                 {
                     if (null != error)
                     {

@@ -30,13 +30,16 @@ import java.util.concurrent.atomic.AtomicInteger;
  * request counts as sent; should its frame then be refused (back pressure, no connection), its outcome is that
  * error, delivered to its session's listener at the flush like any answer, and every later request of the cycle to
  * that link is refused at once with it, so no batch of a partition overtakes an earlier one that was not sent.
- * Gathered bytes are bounded per link ({@link #GATHER_BYTES}); a request too large to gather is sent alone, after
+ * Gathered bytes are bounded per link ({@link #GATHER_BYTES}; the buffer starts at 32 KiB and grows only as a
+ * cycle needs, so a thread that sends little holds little); a request too large to gather is sent alone, after
  * what was gathered before it.
  */
 final class RemoteProduce
 {
     /** Most bytes one thread gathers for one host link before it sends them (a frame; at most the publication's). */
     static final int GATHER_BYTES = 256 * 1024;
+    /** What a thread's gathering for a host starts with; it doubles, up to {@link #GATHER_BYTES}, when a cycle needs. */
+    private static final int FIRST_GATHER_BYTES = 32 * 1024;
 
     private final ClusterMetadata metadata;
     private final HostLinks links;
@@ -62,6 +65,8 @@ final class RemoteProduce
         final int hostId;
         HostLinks.HostLink link;
         UnsafeBuffer buffer;
+        /** The most bytes gathered for the link: {@link #GATHER_BYTES}, or less for a publication's longest message. */
+        int limit;
         int length = ProduceSet.ENTRIES_OFFSET;
         int count;
         ReplicationError refused;
@@ -143,16 +148,19 @@ final class RemoteProduce
                 return gathered.refused; // an earlier request of this cycle to the link was refused: not sent either
             }
             final int entryLength = ProduceSet.ENTRY_HEADER_LENGTH + length;
-            if (entryLength <= gathered.buffer.capacity() - ProduceSet.ENTRIES_OFFSET)
+            if (entryLength <= gathered.limit - ProduceSet.ENTRIES_OFFSET)
             {
-                if (gathered.length + entryLength > gathered.buffer.capacity() ||
-                    gathered.count == ProduceSet.MAX_ENTRIES)
+                if (gathered.length + entryLength > gathered.limit || gathered.count == ProduceSet.MAX_ENTRIES)
                 {
                     sendGathered(gathered);
                     if (null != gathered.refused)
                     {
                         return gathered.refused;
                     }
+                }
+                if (gathered.length + entryLength > gathered.buffer.capacity())
+                {
+                    grow(gathered, gathered.length + entryLength);
                 }
                 gathered.length += ProduceSet.putEntry(gathered.buffer, gathered.length, partitionId, acks,
                     timeoutMs, producerEpoch, producerId, baseSequence,
@@ -238,14 +246,27 @@ final class RemoteProduce
             sendGathered(gathered); // to the host's previous incarnation: its frames fail there, as they would have
             gathered.refused = null;
             gathered.link = link;
-            final int capacity = (int)Math.min(GATHER_BYTES,
+            gathered.limit = (int)Math.min(GATHER_BYTES,
                 (long)link.gateway.maxMessageLength() - FrameDescriptor.HEADER_LENGTH);
-            if (null == gathered.buffer || gathered.buffer.capacity() != capacity)
+            if (null == gathered.buffer || gathered.buffer.capacity() > gathered.limit)
             {
-                gathered.buffer = new UnsafeBuffer(new byte[capacity]);
+                gathered.buffer = new UnsafeBuffer(new byte[Math.min(FIRST_GATHER_BYTES, gathered.limit)]);
             }
         }
         return gathered;
+    }
+
+    /** Make room for {@code needed} bytes (at most the link's limit): gathering grows only as far as it is used. */
+    private static void grow(final Gathered gathered, final int needed)
+    {
+        int capacity = gathered.buffer.capacity();
+        while (capacity < needed)
+        {
+            capacity = (int)Math.min(gathered.limit, 2L * capacity);
+        }
+        final UnsafeBuffer grown = new UnsafeBuffer(new byte[capacity]);
+        grown.putBytes(0, gathered.buffer, 0, gathered.length);
+        gathered.buffer = grown;
     }
 
     /**
