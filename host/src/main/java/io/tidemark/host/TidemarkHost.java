@@ -102,6 +102,7 @@ public final class TidemarkHost implements AutoCloseable
         final int hostId = config.hostId();
         // agent errors can be triggered from outside: each kind is logged at most once per interval
         final ErrorHandler errorHandler = new RateLimitedLog(logger).errorHandler("host " + hostId);
+        final long startNs = System.nanoTime();
         try
         {
             lockHostDir(config.hostDir());
@@ -121,6 +122,7 @@ public final class TidemarkHost implements AutoCloseable
             this.livenessNode = new HostLivenessNode(client, root, hostId, incarnation, config.endpoints().get(hostId),
                 dirToken, 2L * config.zooKeeper().sessionTimeoutMs());
             livenessNode.register();
+            final long registeredNs = System.nanoTime();
             final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
             // shared with an embedded driver: the driver and the Aeron client run in the host's one duty cycle
             this.media = null == config.aeronDir() ?
@@ -128,6 +130,7 @@ public final class TidemarkHost implements AutoCloseable
                     shared) :
                 AeronMedia.connectExternal(config.aeronDir(), this::onTransportDeath);
             resources.push(media);
+            final long mediaNs = System.nanoTime();
             // shared with an embedded driver: one thread runs the driver and the Aeron client from now on (the
             // driver expects the client's keepalives while the replica logs recover), and the gateway and the replica
             // host's agents join its duty cycle once they exist
@@ -174,12 +177,16 @@ public final class TidemarkHost implements AutoCloseable
                     ReplicationContext.ThreadingMode.PER_HOST)
                 .idleStrategySupplier(shared ? AeronMedia::sharedIdleStrategy : BusySpinIdleStrategy::new)
                 .logMaintenanceThread(true) // pre-faulting and writeback never delay the duty cycle (issue 15)
-                .logMaintenanceIdleStrategySupplier(QuietIdleStrategy::new) // 100 wake-ups a second once idle
+                // as the serving thread: 10 ms parks once quiet, 50 ms after a quiet second
+                .logMaintenanceIdleStrategySupplier(() -> new QuietIdleStrategy(QuietIdleStrategy.DEEP_PARK_MS,
+                    AeronMedia.IDLE_DEEPER_AFTER_MS, AeronMedia.IDLE_PARK_MAX_MS))
                 .conclude();
             final ProducerSessions sessions = new ProducerSessions();
+            final long replicasStartNs = System.nanoTime();
             this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx, transport, channel,
                 sessions, errorHandler, edge::attach);
             resources.push(node);
+            final long replicasNs = System.nanoTime();
             this.gateway = new HostGateway(hostId, incarnation, clusterHash, secret, aeron, channelOf(config, hostId),
                 node, channel, sessions, SystemEpochClock.INSTANCE, registry, edge, config.clientLimits(),
                 config.transportMtu());
@@ -237,7 +244,10 @@ public final class TidemarkHost implements AutoCloseable
                 " started: incarnation " + incarnation + ", endpoint " + config.endpoints().get(hostId) +
                 ", directory " + config.hostDir() + (null == kafka ? "" : ", Kafka listener " +
                 kafka.listener().advertised().host() + ":" + kafka.listener().advertised().port() + " " +
-                kafka.listener().securityDescription()));
+                kafka.listener().securityDescription()) + "; in " + (System.nanoTime() - startNs) / 1_000_000 +
+                " ms (ZooKeeper connection and registration " + (registeredNs - startNs) / 1_000_000 +
+                " ms, media driver " + (mediaNs - registeredNs) / 1_000_000 + " ms, replica logs " +
+                (replicasNs - replicasStartNs) / 1_000_000 + " ms)");
         }
         catch (final AeronException ex)
         {
