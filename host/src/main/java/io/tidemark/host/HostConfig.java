@@ -7,7 +7,6 @@ import io.tidemark.kafka.KafkaContext;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.ConfigException;
 import io.tidemark.store.config.ConfigDef;
-import io.tidemark.zookeeper.ZooKeeperSettings;
 
 import java.io.IOException;
 import java.nio.file.Path;
@@ -149,31 +148,10 @@ public final class HostConfig extends ClusterConfig<HostConfig>
      */
     public static HostConfig fromProperties(final Properties properties)
     {
-        final HostConfig config = new HostConfig();
-        final Properties zk = new Properties();
         final Map<String, String> replication = new HashMap<>();
         final Map<String, String> kafka = new HashMap<>();
-        for (final String key : properties.stringPropertyNames())
-        {
-            final String value = properties.getProperty(key).trim();
-            if (ZooKeeperSettings.KEYS.contains(key))
-            {
-                zk.setProperty(key, value);
-            }
-            else if (key.startsWith("kafka."))
-            {
-                kafka.put(key, value);
-            }
-            else if (CONFIG.contains(key))
-            {
-                CONFIG.set(config, key, value);
-            }
-            else
-            {
-                replication.put(key, value);
-            }
-        }
-        config.zooKeeper(ZooKeeperSettings.fromProperties(zk));
+        final HostConfig config = parse(new HostConfig(), CONFIG, properties,
+            (key, value) -> (key.startsWith("kafka.") ? kafka : replication).put(key, value));
         PROCESS_DEFAULTS.forEach(replication::putIfAbsent);
         config.replication = ReplicationContext.fromProperties(replication);
         config.replicationProperties = Map.copyOf(replication);

@@ -108,26 +108,11 @@ public final class ClientConfig extends ClusterConfig<ClientConfig>
      */
     public static ClientConfig fromProperties(final Properties properties)
     {
-        final ClientConfig config = new ClientConfig();
-        final Properties zk = new Properties();
-        for (final String key : properties.stringPropertyNames())
+        return parse(new ClientConfig(), CONFIG, properties, (key, value) ->
         {
-            final String value = properties.getProperty(key).trim();
-            if (ZooKeeperSettings.KEYS.contains(key))
-            {
-                zk.setProperty(key, value);
-            }
-            else if (CONFIG.contains(key))
-            {
-                CONFIG.set(config, key, value);
-            }
-            else
-            {
-                throw new ConfigException(key, "unknown client configuration key; known keys are " + KEYS +
-                    " and " + ZooKeeperSettings.KEYS);
-            }
-        }
-        return config.zooKeeper(ZooKeeperSettings.fromProperties(zk)).validate();
+            throw new ConfigException(key, "unknown client configuration key; known keys are " + KEYS + " and " +
+                ZooKeeperSettings.KEYS);
+        }).validate();
     }
 
     /**

@@ -3,9 +3,12 @@ package io.tidemark.client.remote.protocol;
 import io.tidemark.aeron.ClusterSecret;
 import io.tidemark.aeron.UdpChannels;
 import io.tidemark.store.ConfigException;
+import io.tidemark.store.config.ConfigDef;
 import io.tidemark.zookeeper.ZooKeeperSettings;
 
 import java.nio.file.Path;
+import java.util.Properties;
+import java.util.function.BiConsumer;
 
 /**
  * What a replica host's configuration ({@code HostConfig}) and a remote client's
@@ -29,6 +32,42 @@ public abstract class ClusterConfig<S extends ClusterConfig<S>>
     /** A subclass only. */
     protected ClusterConfig()
     {
+    }
+
+    /**
+     * Parse properties into a configuration: ZooKeeper's keys into its {@link ZooKeeperSettings}, the keys of
+     * {@code definition} into the configuration, every other key (trimmed value) to {@code other}, which keeps it or
+     * refuses it. Not validated yet.
+     *
+     * @param config     a new configuration.
+     * @param definition its keys.
+     * @param properties the properties.
+     * @param other      takes every key that is neither ZooKeeper's nor the definition's.
+     * @param <C>        the configuration class.
+     * @return the configuration.
+     * @throws ConfigException naming the first key whose value is malformed, or that {@code other} refuses.
+     */
+    protected static <C extends ClusterConfig<C>> C parse(final C config, final ConfigDef<C> definition,
+        final Properties properties, final BiConsumer<String, String> other)
+    {
+        final Properties zk = new Properties();
+        for (final String key : properties.stringPropertyNames())
+        {
+            final String value = properties.getProperty(key).trim();
+            if (ZooKeeperSettings.KEYS.contains(key))
+            {
+                zk.setProperty(key, value);
+            }
+            else if (definition.contains(key))
+            {
+                definition.set(config, key, value);
+            }
+            else
+            {
+                other.accept(key, value);
+            }
+        }
+        return config.zooKeeper(ZooKeeperSettings.fromProperties(zk));
     }
 
     @SuppressWarnings("unchecked")
