@@ -1,7 +1,6 @@
 package io.tidemark.replication;
 
 import io.tidemark.replication.protocol.PartitionState;
-import io.tidemark.replication.spi.ControllerStore;
 import io.tidemark.store.Log;
 import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;
@@ -255,23 +254,16 @@ class FaultWindowTest
     }
 
     /** A controller store that fails, once, the first write marking {@code host} as recovering from a power loss. */
-    private static final class FailingRecoveringWrite implements ControllerStore
+    private static final class FailingRecoveringWrite extends ForwardingControllerStore
     {
-        private final FileControllerStore delegate;
         private final int host;
         private final AtomicBoolean armed;
 
         FailingRecoveringWrite(final Path dir, final int host, final AtomicBoolean armed)
         {
-            this.delegate = new FileControllerStore(dir);
+            super(new FileControllerStore(dir));
             this.host = host;
             this.armed = armed;
-        }
-
-        @Override
-        public PartitionState create(final PartitionState state)
-        {
-            return delegate.create(state);
         }
 
         @Override
@@ -282,36 +274,6 @@ class FaultWindowTest
                 throw new UncheckedIOException(new IOException("No space left on device (injected)"));
             }
             return delegate.compareAndSet(expectedVersion, next);
-        }
-
-        @Override
-        public PartitionState get(final int partitionId)
-        {
-            return delegate.get(partitionId);
-        }
-
-        @Override
-        public List<PartitionState> all()
-        {
-            return delegate.all();
-        }
-
-        @Override
-        public int size()
-        {
-            return delegate.size();
-        }
-
-        @Override
-        public long reserveProducerIds(final int count)
-        {
-            return delegate.reserveProducerIds(count);
-        }
-
-        @Override
-        public void close()
-        {
-            delegate.close();
         }
     }
 
@@ -431,21 +393,14 @@ class FaultWindowTest
     }
 
     /** A controller store whose next compare-and-set, once armed, fails or misses (another controller's write). */
-    private static final class FlakyStore implements ControllerStore
+    private static final class FlakyStore extends ForwardingControllerStore
     {
-        private final FileControllerStore delegate;
         private final java.util.concurrent.atomic.AtomicReference<String> armed;
 
         FlakyStore(final Path dir, final java.util.concurrent.atomic.AtomicReference<String> armed)
         {
-            this.delegate = new FileControllerStore(dir);
+            super(new FileControllerStore(dir));
             this.armed = armed;
-        }
-
-        @Override
-        public PartitionState create(final PartitionState state)
-        {
-            return delegate.create(state);
         }
 
         @Override
@@ -461,36 +416,6 @@ class FaultWindowTest
                 return null;
             }
             return delegate.compareAndSet(expectedVersion, next);
-        }
-
-        @Override
-        public PartitionState get(final int partitionId)
-        {
-            return delegate.get(partitionId);
-        }
-
-        @Override
-        public List<PartitionState> all()
-        {
-            return delegate.all();
-        }
-
-        @Override
-        public int size()
-        {
-            return delegate.size();
-        }
-
-        @Override
-        public long reserveProducerIds(final int count)
-        {
-            return delegate.reserveProducerIds(count);
-        }
-
-        @Override
-        public void close()
-        {
-            delegate.close();
         }
     }
 

@@ -1,11 +1,9 @@
 package io.tidemark.replication;
 
 import io.tidemark.replication.protocol.PartitionState;
-import io.tidemark.replication.spi.ControllerStore;
 
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
-import java.util.List;
 
 /**
  * The controller's store in the fault simulation: a {@link FileControllerStore} whose writes may, on the simulation's
@@ -13,7 +11,7 @@ import java.util.List;
  * store ({@link Crash}: the controller fails over in the middle of handling a message, between one store write and
  * the next, with the messages it already sent on their way).
  */
-final class SimControllerStore implements ControllerStore
+final class SimControllerStore extends ForwardingControllerStore
 {
     /** What happens at a write. */
     enum Fault
@@ -42,12 +40,11 @@ final class SimControllerStore implements ControllerStore
         }
     }
 
-    private final FileControllerStore delegate;
     private final Faults faults;
 
     SimControllerStore(final Path dir, final Faults faults)
     {
-        this.delegate = new FileControllerStore(dir);
+        super(new FileControllerStore(dir));
         this.faults = faults;
     }
 
@@ -75,12 +72,6 @@ final class SimControllerStore implements ControllerStore
     }
 
     @Override
-    public PartitionState create(final PartitionState state)
-    {
-        return delegate.create(state);
-    }
-
-    @Override
     public PartitionState compareAndSet(final int expectedVersion, final PartitionState next)
     {
         final String write = "write of " + next;
@@ -88,36 +79,6 @@ final class SimControllerStore implements ControllerStore
         final PartitionState stored = delegate.compareAndSet(expectedVersion, next);
         after(fault, write);
         return stored;
-    }
-
-    @Override
-    public PartitionState get(final int partitionId)
-    {
-        return delegate.get(partitionId);
-    }
-
-    @Override
-    public List<PartitionState> all()
-    {
-        return delegate.all();
-    }
-
-    @Override
-    public int size()
-    {
-        return delegate.size();
-    }
-
-    @Override
-    public long reserveProducerIds(final int count)
-    {
-        return delegate.reserveProducerIds(count);
-    }
-
-    @Override
-    public void close()
-    {
-        delegate.close();
     }
 
     /** @return whether a throwable comes from an injected fault (its cause chain holds one). */

@@ -95,44 +95,32 @@ public final class ControlMessageCodec
         }
     }
 
+    /** The message class of each type code (the index); the records are final, so a class names one type. */
+    private static final Class<?>[] TYPES = new Class<?>[CONTROLLER_ALIVE + 1];
+
+    static
+    {
+        TYPES[REGISTER_HOST] = ControlMessage.RegisterHost.class;
+        TYPES[HEARTBEAT] = ControlMessage.Heartbeat.class;
+        TYPES[UNREGISTER_HOST] = ControlMessage.UnregisterHost.class;
+        TYPES[ALTER_ISR] = ControlMessage.AlterIsr.class;
+        TYPES[PARTITION_UPDATE] = ControlMessage.PartitionUpdate.class;
+        TYPES[ALTER_ISR_RESPONSE] = ControlMessage.AlterIsrResponse.class;
+        TYPES[REGISTERED] = ControlMessage.Registered.class;
+        TYPES[SESSION_EXPIRED] = ControlMessage.SessionExpired.class;
+        TYPES[CONTROLLER_ALIVE] = ControlMessage.ControllerAlive.class;
+    }
+
     /** @return the type code of {@code message}. */
     static int typeOf(final ControlMessage message)
     {
-        if (message instanceof ControlMessage.RegisterHost)
+        final Class<?> type = null == message ? null : message.getClass();
+        for (int code = 1; code < TYPES.length; code++)
         {
-            return REGISTER_HOST;
-        }
-        if (message instanceof ControlMessage.Heartbeat)
-        {
-            return HEARTBEAT;
-        }
-        if (message instanceof ControlMessage.UnregisterHost)
-        {
-            return UNREGISTER_HOST;
-        }
-        if (message instanceof ControlMessage.AlterIsr)
-        {
-            return ALTER_ISR;
-        }
-        if (message instanceof ControlMessage.PartitionUpdate)
-        {
-            return PARTITION_UPDATE;
-        }
-        if (message instanceof ControlMessage.AlterIsrResponse)
-        {
-            return ALTER_ISR_RESPONSE;
-        }
-        if (message instanceof ControlMessage.Registered)
-        {
-            return REGISTERED;
-        }
-        if (message instanceof ControlMessage.SessionExpired)
-        {
-            return SESSION_EXPIRED;
-        }
-        if (message instanceof ControlMessage.ControllerAlive)
-        {
-            return CONTROLLER_ALIVE;
+            if (TYPES[code] == type)
+            {
+                return code;
+            }
         }
         throw new IllegalArgumentException("unknown control message: " + message);
     }

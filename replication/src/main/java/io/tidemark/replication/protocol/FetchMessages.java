@@ -148,17 +148,61 @@ public final class FetchMessages
         }
     }
 
-    /** Flyweight over a FETCH_RESPONSE. */
-    public static final class FetchResponse
+    /**
+     * The fields both responses start with, at the same offsets: partition id (0), error (4), the leader's epoch (8)
+     * and the correlation id (16); offset 12 and what follows 24 are each response's own. Its getters reach users
+     * through {@link FetchResponse} and {@link EpochResponse}.
+     */
+    abstract static class PartitionResponse
     {
-        public static final int HEADER_LENGTH = 48;
-        private MutableDirectBuffer buffer;
-        private int offset;
+        MutableDirectBuffer buffer;
+        int offset;
 
-        public FetchResponse wrap(final MutableDirectBuffer buffer, final int offset)
+        final void wrapAt(final MutableDirectBuffer buffer, final int offset)
         {
             this.buffer = buffer;
             this.offset = offset;
+        }
+
+        final void putHeader(final int partitionId, final ReplicationError error, final int leaderEpoch,
+            final int field12, final long correlationId)
+        {
+            buffer.putInt(offset, partitionId);
+            buffer.putInt(offset + 4, error.code());
+            buffer.putInt(offset + 8, leaderEpoch);
+            buffer.putInt(offset + 12, field12);
+            buffer.putLong(offset + 16, correlationId);
+        }
+
+        public final int partitionId()
+        {
+            return buffer.getInt(offset);
+        }
+
+        public final ReplicationError error()
+        {
+            return ReplicationError.fromCodeOrStorageError(buffer.getInt(offset + 4));
+        }
+
+        public final int leaderEpoch()
+        {
+            return buffer.getInt(offset + 8);
+        }
+
+        public final long correlationId()
+        {
+            return buffer.getLong(offset + 16);
+        }
+    }
+
+    /** Flyweight over a FETCH_RESPONSE. */
+    public static final class FetchResponse extends PartitionResponse
+    {
+        public static final int HEADER_LENGTH = 48;
+
+        public FetchResponse wrap(final MutableDirectBuffer buffer, final int offset)
+        {
+            wrapAt(buffer, offset);
             return this;
         }
 
@@ -166,40 +210,16 @@ public final class FetchMessages
             final int recordsLength, final long correlationId, final long highWatermark, final long logStartOffset,
             final long logEndOffset)
         {
-            buffer.putInt(offset, partitionId);
-            buffer.putInt(offset + 4, error.code());
-            buffer.putInt(offset + 8, leaderEpoch);
-            buffer.putInt(offset + 12, recordsLength);
-            buffer.putLong(offset + 16, correlationId);
+            putHeader(partitionId, error, leaderEpoch, recordsLength, correlationId);
             buffer.putLong(offset + 24, highWatermark);
             buffer.putLong(offset + 32, logStartOffset);
             buffer.putLong(offset + 40, logEndOffset);
             return this;
         }
 
-        public int partitionId()
-        {
-            return buffer.getInt(offset);
-        }
-
-        public ReplicationError error()
-        {
-            return ReplicationError.fromCodeOrStorageError(buffer.getInt(offset + 4));
-        }
-
-        public int leaderEpoch()
-        {
-            return buffer.getInt(offset + 8);
-        }
-
         public int recordsLength()
         {
             return buffer.getInt(offset + 12);
-        }
-
-        public long correlationId()
-        {
-            return buffer.getLong(offset + 16);
         }
 
         public long highWatermark()
@@ -280,54 +300,27 @@ public final class FetchMessages
     }
 
     /** Flyweight over an EPOCH_RESPONSE. */
-    public static final class EpochResponse
+    public static final class EpochResponse extends PartitionResponse
     {
         public static final int LENGTH = 32;
-        private MutableDirectBuffer buffer;
-        private int offset;
 
         public EpochResponse wrap(final MutableDirectBuffer buffer, final int offset)
         {
-            this.buffer = buffer;
-            this.offset = offset;
+            wrapAt(buffer, offset);
             return this;
         }
 
         public EpochResponse encode(final int partitionId, final ReplicationError error, final int leaderEpoch,
             final int epoch, final long correlationId, final long endOffset)
         {
-            buffer.putInt(offset, partitionId);
-            buffer.putInt(offset + 4, error.code());
-            buffer.putInt(offset + 8, leaderEpoch);
-            buffer.putInt(offset + 12, epoch);
-            buffer.putLong(offset + 16, correlationId);
+            putHeader(partitionId, error, leaderEpoch, epoch, correlationId);
             buffer.putLong(offset + 24, endOffset);
             return this;
-        }
-
-        public int partitionId()
-        {
-            return buffer.getInt(offset);
-        }
-
-        public ReplicationError error()
-        {
-            return ReplicationError.fromCodeOrStorageError(buffer.getInt(offset + 4));
-        }
-
-        public int leaderEpoch()
-        {
-            return buffer.getInt(offset + 8);
         }
 
         public int epoch()
         {
             return buffer.getInt(offset + 12);
-        }
-
-        public long correlationId()
-        {
-            return buffer.getLong(offset + 16);
         }
 
         public long endOffset()
