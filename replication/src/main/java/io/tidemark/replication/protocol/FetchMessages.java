@@ -84,17 +84,54 @@ public final class FetchMessages
     {
     }
 
-    /** Flyweight over a FETCH_REQUEST. */
-    public static final class FetchRequest
+    /**
+     * The fields both requests start with, at the same offsets: partition id (0), replica id (4) and the follower's
+     * leader epoch (8); offset 12 and what follows are each request's own. Its getters reach users through
+     * {@link FetchRequest} and {@link EpochRequest}.
+     */
+    abstract static class PartitionRequest
     {
-        public static final int LENGTH = 40;
-        private MutableDirectBuffer buffer;
-        private int offset;
+        MutableDirectBuffer buffer;
+        int offset;
 
-        public FetchRequest wrap(final MutableDirectBuffer buffer, final int offset)
+        final void wrapAt(final MutableDirectBuffer buffer, final int offset)
         {
             this.buffer = buffer;
             this.offset = offset;
+        }
+
+        final void putHeader(final int partitionId, final int replicaId, final int leaderEpoch, final int field12)
+        {
+            buffer.putInt(offset, partitionId);
+            buffer.putInt(offset + 4, replicaId);
+            buffer.putInt(offset + 8, leaderEpoch);
+            buffer.putInt(offset + 12, field12);
+        }
+
+        public final int partitionId()
+        {
+            return buffer.getInt(offset);
+        }
+
+        public final int replicaId()
+        {
+            return buffer.getInt(offset + 4);
+        }
+
+        public final int leaderEpoch()
+        {
+            return buffer.getInt(offset + 8);
+        }
+    }
+
+    /** Flyweight over a FETCH_REQUEST. */
+    public static final class FetchRequest extends PartitionRequest
+    {
+        public static final int LENGTH = 40;
+
+        public FetchRequest wrap(final MutableDirectBuffer buffer, final int offset)
+        {
+            wrapAt(buffer, offset);
             return this;
         }
 
@@ -102,29 +139,11 @@ public final class FetchMessages
             final int partitionId, final int replicaId, final int leaderEpoch, final int maxBytes,
             final long incarnation, final long fetchOffset, final long correlationId)
         {
-            buffer.putInt(offset, partitionId);
-            buffer.putInt(offset + 4, replicaId);
-            buffer.putInt(offset + 8, leaderEpoch);
-            buffer.putInt(offset + 12, maxBytes);
+            putHeader(partitionId, replicaId, leaderEpoch, maxBytes);
             buffer.putLong(offset + 16, incarnation);
             buffer.putLong(offset + 24, fetchOffset);
             buffer.putLong(offset + 32, correlationId);
             return this;
-        }
-
-        public int partitionId()
-        {
-            return buffer.getInt(offset);
-        }
-
-        public int replicaId()
-        {
-            return buffer.getInt(offset + 4);
-        }
-
-        public int leaderEpoch()
-        {
-            return buffer.getInt(offset + 8);
         }
 
         public int maxBytes()
@@ -249,43 +268,22 @@ public final class FetchMessages
     }
 
     /** Flyweight over an EPOCH_REQUEST. */
-    public static final class EpochRequest
+    public static final class EpochRequest extends PartitionRequest
     {
         public static final int LENGTH = 24;
-        private MutableDirectBuffer buffer;
-        private int offset;
 
         public EpochRequest wrap(final MutableDirectBuffer buffer, final int offset)
         {
-            this.buffer = buffer;
-            this.offset = offset;
+            wrapAt(buffer, offset);
             return this;
         }
 
         public EpochRequest encode(final int partitionId, final int replicaId, final int leaderEpoch,
             final int requestedEpoch, final long correlationId)
         {
-            buffer.putInt(offset, partitionId);
-            buffer.putInt(offset + 4, replicaId);
-            buffer.putInt(offset + 8, leaderEpoch);
-            buffer.putInt(offset + 12, requestedEpoch);
+            putHeader(partitionId, replicaId, leaderEpoch, requestedEpoch);
             buffer.putLong(offset + 16, correlationId);
             return this;
-        }
-
-        public int partitionId()
-        {
-            return buffer.getInt(offset);
-        }
-
-        public int replicaId()
-        {
-            return buffer.getInt(offset + 4);
-        }
-
-        public int leaderEpoch()
-        {
-            return buffer.getInt(offset + 8);
         }
 
         public int requestedEpoch()
