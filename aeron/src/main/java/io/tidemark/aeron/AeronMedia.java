@@ -47,11 +47,6 @@ public final class AeronMedia implements AutoCloseable
         LATENCY
     }
 
-    /** Without work for this long, a host's serving thread parks {@link #IDLE_PARK_MAX_MS} at a time. */
-    public static final long IDLE_DEEPER_AFTER_MS = 1000;
-    /** The longest park of a host's serving thread (shared profile), once it has been without work for a while. */
-    public static final long IDLE_PARK_MAX_MS = 50;
-
     private static final System.Logger LOGGER = System.getLogger(AeronMedia.class.getName());
 
     private final MediaDriver driver;
@@ -81,12 +76,11 @@ public final class AeronMedia implements AutoCloseable
      *         cycle of a driver polls every socket with a system call, so a spin costs as much as a park: spinning
      *         buys no latency here, only CPU (a profile of three hosts at saturation showed the sockets' empty reads
      *         as nine in ten of their system calls), and an idle thread's cost is its wake-ups: parks of
-     *         {@value QuietIdleStrategy#DEEP_PARK_MS} ms once quiet, of {@value #IDLE_PARK_MAX_MS} ms after
-     *         {@value #IDLE_DEEPER_AFTER_MS} ms without work (the first message after that waits up to one such park).
+     *         {@value QuietIdleStrategy#DEEP_PARK_MS} ms once quiet.
      */
     public static IdleStrategy invokedIdleStrategy()
     {
-        return new QuietIdleStrategy(QuietIdleStrategy.DEEP_PARK_MS, IDLE_DEEPER_AFTER_MS, IDLE_PARK_MAX_MS);
+        return new QuietIdleStrategy();
     }
 
     /**

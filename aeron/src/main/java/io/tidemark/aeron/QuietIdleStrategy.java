@@ -15,9 +15,9 @@ import java.util.concurrent.locks.LockSupport;
  * constructor's). Each wake-up of such a thread runs a driver duty cycle, a system call per socket, so an idle
  * process's cost is its wake-ups: a thread parking 1 ms at most wakes 1,000 times a second, one parking 10 ms 100
  * times. The first message after a quiet spell waits up to the deep park; the ones after it are back on the short
- * parks. A thread may park deeper still once quiet for longer (the three-argument constructor): a host's serving
- * thread parks {@link AeronMedia#invokedIdleStrategy() 50 ms} after a second without work, so that an idle cluster
- * costs next to nothing, and the first record after such a second waits up to that park at each hop.
+ * parks. A thread may park deeper still once quiet for longer (the three-argument constructor; not used by the
+ * host yet: a trial with 50 ms parks after a quiet second, together with not counting expired long polls as work,
+ * kept a follower that fell behind during an acks=1 burst out of the ISR for good, and was reverted).
  * <p>
  * "Work" is what the caller counts: a host counts its gateway's and agents' work, not the driver's own periodic
  * heartbeats and status messages, which would otherwise keep it from ever being quiet.

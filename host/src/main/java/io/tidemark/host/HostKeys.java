@@ -48,10 +48,9 @@ final class HostKeys
             .withDefaultText("`shared`")
             .withDoc("`shared`: for machines whose cores other processes share. One thread runs the embedded media " +
             "driver (Aeron's INVOKER mode), the host's Aeron client, the gateway and every agent of the replica " +
-            "host, and parks when idle (one spin and one yield, then a park growing to 1 ms, 10 ms parks once it " +
-            "has had no work for 20 ms, 50 ms parks once it has had none for a second): an idle host costs next to " +
-            "nothing, the first message after a quiet spell waits up to 10 ms for it (50 ms after a quiet second), " +
-            "the next ones up to 1 ms. With an external driver (`aeron.dir`) the " +
+            "host, and parks when idle (one spin and one yield, then a park growing to 1 ms, and 10 ms parks once " +
+            "it has had no work for 20 ms): an idle host costs next to nothing, the first message after a quiet " +
+            "spell waits up to 10 ms for it, the next ones up to 1 ms. With an external driver (`aeron.dir`) the " +
             "driver and the client's conductor keep their own threads. `latency`: for dedicated machines with cores " +
             "to spare: the host's agents, the gateway and the driver's sender and receiver each busy-spin on a " +
             "thread of their own."),

@@ -177,9 +177,7 @@ public final class TidemarkHost implements AutoCloseable
                     ReplicationContext.ThreadingMode.PER_HOST)
                 .idleStrategySupplier(shared ? AeronMedia::sharedIdleStrategy : BusySpinIdleStrategy::new)
                 .logMaintenanceThread(true) // pre-faulting and writeback never delay the duty cycle (issue 15)
-                // as the serving thread: 10 ms parks once quiet, 50 ms after a quiet second
-                .logMaintenanceIdleStrategySupplier(() -> new QuietIdleStrategy(QuietIdleStrategy.DEEP_PARK_MS,
-                    AeronMedia.IDLE_DEEPER_AFTER_MS, AeronMedia.IDLE_PARK_MAX_MS))
+                .logMaintenanceIdleStrategySupplier(QuietIdleStrategy::new) // 100 wake-ups a second once idle
                 .conclude();
             final ProducerSessions sessions = new ProducerSessions();
             final long replicasStartNs = System.nanoTime();

@@ -53,7 +53,6 @@ final class FetchServer
     private final HostLiveness registry;
     private final RateLimitedLog log = new RateLimitedLog(System.getLogger(FetchServer.class.getName()));
     private long droppedRequests;
-    private int requestWork;
     private final BatchHandler copyBatch = this::copyBatch;
     private int scratchLength;
 
@@ -77,15 +76,9 @@ final class FetchServer
             FetchMessages.FetchResponse.HEADER_LENGTH + ctx.replicaFetchMaxBytes() + 1024 * 1024 + 64));
     }
 
-    /**
-     * @return requests that were work: a fetch the leader parks (nothing new to send yet) is not, so that an idle
-     *         leader's thread can stay in its deep park while its followers long-poll.
-     */
     int poll()
     {
-        requestWork = 0;
-        final int requests = transport.pollRequests(hostId, requestHandler, 64);
-        return Math.min(requests, requestWork);
+        return transport.pollRequests(hostId, requestHandler, 64);
     }
 
     /** @return requests dropped unanswered: malformed, claiming another sender, or from an unregistered incarnation. */
@@ -97,7 +90,6 @@ final class FetchServer
     private void onRequest(final int fromHost, final int msgTypeId, final MutableDirectBuffer buffer, final int index,
         final int length)
     {
-        requestWork++; // taken back by a fetch that only parks
         if (msgTypeId == FetchMessages.FETCH_REQUEST && length == FetchMessages.FetchRequest.LENGTH)
         {
             fetchRequest.wrap(buffer, index);
@@ -209,7 +201,7 @@ final class FetchServer
         {
             isrChanges.request(replica, leader, expanded);
         }
-        final boolean advanced = leader.maybeAdvanceHighWatermark();
+        leader.maybeAdvanceHighWatermark();
         if (fetchOffset < leaderEnd)
         {
             respond(replica, leader, follower, request.correlationId(), fetchOffset, request.maxBytes());
@@ -218,10 +210,6 @@ final class FetchServer
         {
             follower.park(request.correlationId(), fetchOffset, request.maxBytes(),
                 now + ctx.replicaFetchWaitMaxMs());
-            if (null == expanded && !advanced)
-            {
-                requestWork--;
-            }
         }
     }
 
@@ -238,12 +226,9 @@ final class FetchServer
         {
             if (follower.answerDue(leaderEnd, now))
             {
-                // an expired long poll that tells the follower nothing new is routine, not work
-                final boolean news = leaderEnd > follower.parkedFetchOffset ||
-                    leader.highWatermark() != follower.highWatermarkSent;
                 respond(replica, leader, follower, follower.parkedCorrelationId, follower.parkedFetchOffset,
                     follower.parkedMaxBytes);
-                work += news ? 1 : 0;
+                work++;
             }
         }
         return work;

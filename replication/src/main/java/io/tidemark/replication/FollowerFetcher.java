@@ -46,7 +46,6 @@ final class FollowerFetcher implements Agent
     private final MessageHandler responseHandler = this::onResponse;
     private PartitionFetch[] partitions = new PartitionFetch[0];
     private long nextCorrelationId;
-    private int responseWork;
 
     FollowerFetcher(final int hostId, final int leaderHostId, final long incarnation, final Transport transport,
         final ReplicationContext ctx, final ErrorHandler errorHandler, final FailStop failStop)
@@ -139,9 +138,7 @@ final class FollowerFetcher implements Agent
         lock.lock();
         try
         {
-            responseWork = 0;
-            transport.pollResponses(hostId, leaderHostId, responseHandler, 64);
-            int work = responseWork;
+            int work = transport.pollResponses(hostId, leaderHostId, responseHandler, 64);
             final long now = clock.time();
             for (final PartitionFetch p : partitions)
             {
@@ -219,9 +216,11 @@ final class FollowerFetcher implements Agent
         {
             p.sentAtMs = now;
             p.state = PartitionFetch.State.AWAIT_FETCH; // the steady-state loop records no reason: it allocates nothing
-            return p.idle ? 0 : 1;
         }
-        backoff(p, PartitionFetch.State.FETCH, "request not sent", now);
+        else
+        {
+            backoff(p, PartitionFetch.State.FETCH, "request not sent", now);
+        }
         return 1;
     }
 
@@ -254,7 +253,6 @@ final class FollowerFetcher implements Agent
                 if (null != p && p.state == PartitionFetch.State.AWAIT_FETCH)
                 {
                     onFetchResponse(p, clock.time());
-                    responseWork += p.idle ? 0 : 1;
                 }
             }
             else if (msgTypeId == FetchMessages.EPOCH_RESPONSE)
@@ -263,9 +261,7 @@ final class FollowerFetcher implements Agent
                 final PartitionFetch p = find(epochResponse.partitionId(), epochResponse.correlationId());
                 if (null != p && p.state == PartitionFetch.State.AWAIT_EPOCH)
                 {
-                    p.idle = false;
                     onEpochResponse(p, clock.time());
-                    responseWork++;
                 }
             }
         }
@@ -291,12 +287,10 @@ final class FollowerFetcher implements Agent
     {
         final Replica replica = p.replica;
         final ReplicationError error = fetchResponse.error();
-        p.idle = false;
         switch (error)
         {
             case NONE:
                 final int length = fetchResponse.recordsLength();
-                p.idle = 0 == length && fetchResponse.highWatermark() == replica.highWatermark.get();
                 final StorageException refused = replica.appendAsFollower(fetchResponse.buffer(),
                     fetchResponse.recordsOffset(), length, fetchResponse.highWatermark(), errorHandler);
                 if (null != refused)

@@ -37,11 +37,6 @@ final class PartitionFetch
     long correlationId;
     long sentAtMs;
     long fetchOffset;
-    /**
-     * The last answer carried no records and no new high watermark (a long poll that expired): the fetch that
-     * follows it is routine, not work, so that an idle follower's thread can stay in its deep park.
-     */
-    boolean idle;
     String lastReason = "created";
     long lastTransitionMs;
 
