@@ -63,9 +63,10 @@ class HostStartupTest
         p.setProperty("zookeeper.root", "/tidemark/startup");
         p.setProperty("zookeeper.user", "tidemark");
         p.setProperty("zookeeper.password", "right");
-        p.setProperty("zookeeper.session.timeout.ms", "1000");
-        // an upper bound only: a loaded machine took more than a second to connect a new client to a live server
-        p.setProperty("zookeeper.connection.timeout.ms", "10000");
+        // a loaded machine took more than a second to connect a new client to a live server; the connection
+        // timeout may not exceed the session, and a second host with this id waits out twice the session
+        p.setProperty("zookeeper.session.timeout.ms", "2000");
+        p.setProperty("zookeeper.connection.timeout.ms", "2000");
         p.setProperty("cluster.secret.file", secretFile().toString());
         return p;
     }
