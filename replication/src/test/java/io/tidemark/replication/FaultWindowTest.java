@@ -1,8 +1,6 @@
 package io.tidemark.replication;
 
 import io.tidemark.replication.protocol.PartitionState;
-import io.tidemark.store.Log;
-import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -290,22 +288,10 @@ class FaultWindowTest
             new FailingRecoveringWrite(dir, 1, armed))))
         {
             final TopicPartition tp = h.topic("t", 1, 3);
-            assertEquals(0, h.leader(tp));
-            h.cluster.killHost(2);
-            h.advance(1500);
-            assertTrue(!h.state(tp).inIsr(2), h.state(tp).toString());
-            final Harness.Outcome a1 = h.produceAndWait(tp, Acks.ALL, "a1", 500);
-            final Harness.Outcome a2 = h.produceAndWait(tp, Acks.ALL, "a2", 500);
-            assertEquals(ReplicationError.NONE, a1.error());
-            assertEquals(ReplicationError.NONE, a2.error());
-            // Hosts 0 and 1 die in turn; host 1 loses its unflushed tail (both records) to a power loss.
-            h.cluster.killHost(0);
-            awaitLeader(h, tp, 1, 3000);
-            h.cluster.killHost(1);
-            h.advance(1000);
-            assertEquals(PartitionState.NO_LEADER, h.leader(tp));
+            final Harness.Outcome[] acked = acknowledgeTwoThenHaltEveryHost(h, tp);
+            // host 1 loses its unflushed tail (both records) to a power loss
             h.powerCycle(1);
-            dropTail(root.resolve("host-1").resolve(tp.logName()), 2);
+            h.dropTail(1, tp, 2);
             // Host 1 restarts; the controller's write of its recovering state fails once; the controller fails over.
             armed.set(true);
             h.cluster.restartHost(1);
@@ -315,14 +301,7 @@ class FaultWindowTest
             assertNotEquals(1, h.leader(tp), "host 1 lost two acknowledged acks=all records to a power loss and " +
                 "must not lead before it re-synced: " + h.state(tp));
             // Host 0, which holds them, returns: every acknowledged record is on the leader.
-            h.cluster.restartHost(0);
-            h.cluster.restartHost(2);
-            h.advance(3000);
-            final int leader = h.leader(tp);
-            assertTrue(leader >= 0, h.state(tp).toString());
-            final TreeMap<Long, String> log = Simulation.read(h.replica(leader, tp));
-            assertEquals("a1", log.get(a1.offset()), "acks=all a1 at " + a1.offset() + ": " + log);
-            assertEquals("a2", log.get(a2.offset()), "acks=all a2 at " + a2.offset() + ": " + log);
+            assertTheLeaderHoldsBothOnceHosts0And2Return(h, tp, acked);
         }
     }
 
@@ -459,15 +438,7 @@ class FaultWindowTest
         try (Harness h = new Harness(root, 3, ctx()))
         {
             final TopicPartition tp = h.topic("t", 1, 3);
-            h.cluster.killHost(2);
-            h.advance(1500);
-            final Harness.Outcome a1 = h.produceAndWait(tp, Acks.ALL, "a1", 500);
-            final Harness.Outcome a2 = h.produceAndWait(tp, Acks.ALL, "a2", 500);
-            assertEquals(ReplicationError.NONE, a2.error());
-            h.cluster.killHost(0);
-            awaitLeader(h, tp, 1, 3000);
-            h.cluster.killHost(1);
-            h.advance(1000);
+            final Harness.Outcome[] acked = acknowledgeTwoThenHaltEveryHost(h, tp);
             // Host 1's log had flushed both records (its checkpoint says so); its disk returns zeros for them.
             final Path logDir = root.resolve("host-1").resolve(tp.logName());
             final java.nio.ByteBuffer checkpoint = io.tidemark.store.file.CheckpointFile.allocate(0x4B434D54, 16);
@@ -483,14 +454,7 @@ class FaultWindowTest
             assertNotEquals(1, h.leader(tp), "host 1 lost flushed acknowledged records and must not lead before it " +
                 "re-synced: " + h.state(tp));
             assertTrue(PartitionState.contains(h.state(tp).recovering(), 1), h.state(tp).toString());
-            h.cluster.restartHost(0);
-            h.cluster.restartHost(2);
-            h.advance(3000);
-            final int leader = h.leader(tp);
-            assertTrue(leader >= 0, h.state(tp).toString());
-            final TreeMap<Long, String> log = Simulation.read(h.replica(leader, tp));
-            assertEquals("a1", log.get(a1.offset()), "acks=all a1 at " + a1.offset() + ": " + log);
-            assertEquals("a2", log.get(a2.offset()), "acks=all a2 at " + a2.offset() + ": " + log);
+            assertTheLeaderHoldsBothOnceHosts0And2Return(h, tp, acked);
         }
     }
 
@@ -525,21 +489,45 @@ class FaultWindowTest
         }
     }
 
-    /** Cut the last records off a halted replica's log, leaving it marked as not closed cleanly. */
-    private static void dropTail(final Path logDir, final int records)
+    /**
+     * Host 2 dies; a1 and a2 are acknowledged (acks=all) by hosts 0, the leader, and 1; host 0 dies and host 1 takes
+     * over; host 1 dies too. No host is up, and host 1 led last.
+     *
+     * @return the outcomes of a1 and a2.
+     */
+    private static Harness.Outcome[] acknowledgeTwoThenHaltEveryHost(final Harness h, final TopicPartition tp)
     {
-        try (Log log = Log.open(new LogContext().logDir(logDir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024)
-            .agentMode(LogContext.AgentMode.EXTERNAL)))
+        assertEquals(0, h.leader(tp));
+        h.cluster.killHost(2);
+        h.advance(1500);
+        assertTrue(!h.state(tp).inIsr(2), h.state(tp).toString());
+        final Harness.Outcome[] acked = {
+            h.produceAndWait(tp, Acks.ALL, "a1", 500), h.produceAndWait(tp, Acks.ALL, "a2", 500) };
+        assertEquals(ReplicationError.NONE, acked[0].error());
+        assertEquals(ReplicationError.NONE, acked[1].error());
+        h.cluster.killHost(0);
+        awaitLeader(h, tp, 1, 3000);
+        h.cluster.killHost(1);
+        h.advance(1000);
+        assertEquals(PartitionState.NO_LEADER, h.leader(tp));
+        return acked;
+    }
+
+    /** Hosts 0 and 2 return: a leader is elected, and holds a1 and a2 at the offsets they were acknowledged at. */
+    private static void assertTheLeaderHoldsBothOnceHosts0And2Return(
+        final Harness h, final TopicPartition tp, final Harness.Outcome[] acked)
+    {
+        h.cluster.restartHost(0);
+        h.cluster.restartHost(2);
+        h.advance(3000);
+        final int leader = h.leader(tp);
+        assertTrue(leader >= 0, h.state(tp).toString());
+        final TreeMap<Long, String> log = Simulation.read(h.replica(leader, tp));
+        for (int i = 0; i < acked.length; i++)
         {
-            log.truncateTo(log.logEndOffset() - records);
-        }
-        try
-        {
-            Files.delete(logDir.resolve(".clean-shutdown"));
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
+            final String value = "a" + (i + 1);
+            assertEquals(value, log.get(acked[i].offset()), "acks=all " + value + " at " + acked[i].offset() + ": " +
+                log);
         }
     }
 }

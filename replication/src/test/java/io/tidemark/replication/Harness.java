@@ -1,11 +1,16 @@
 package io.tidemark.replication;
 
 import io.tidemark.replication.protocol.PartitionState;
+import io.tidemark.store.Log;
+import io.tidemark.store.LogContext;
 import io.tidemark.store.LogReader;
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,6 +24,7 @@ import java.util.concurrent.ConcurrentHashMap;
 final class Harness implements AutoCloseable
 {
     final CachedEpochClock clock = new CachedEpochClock();
+    private final Path root;
     final ReplicationCluster cluster;
     final int session;
     final Map<Long, Outcome> outcomes = new ConcurrentHashMap<>();
@@ -43,14 +49,15 @@ final class Harness implements AutoCloseable
     /** @param flushIntervalMessages the replica logs' {@code flush.interval.messages} (Long.MAX_VALUE: none). */
     Harness(final Path root, final int hosts, final ReplicationContext ctx, final long flushIntervalMessages)
     {
+        this.root = root;
         clock.update(1_000_000);
         cluster = ReplicationCluster.start(root, hosts, ctx
             .threadingMode(ReplicationContext.ThreadingMode.INVOKER)
             .epochClock(clock)
             .errorHandler(errors::add)
             .bootIdSupplier((host) -> bootId.get() + hostBoots.getOrDefault(host, ""))
-            .logContextFactory((dir) -> new io.tidemark.store.LogContext().logDir(dir).segmentBytes(256 * 1024)
-                .maxMessageBytes(64 * 1024).pretouchBytes(0).flushIntervalMessages(flushIntervalMessages)
+            .logContextFactory((dir) -> replicaLogContext(dir).pretouchBytes(0)
+                .flushIntervalMessages(flushIntervalMessages)
                 .fileSync(new FaultyFileSync(FaultyFileSync.hostOf(dir), (host, step, path) -> faults.at(host, step, path),
                     renames))));
         session = cluster.sessions().register((tp, id, offset, error) -> outcomes.put(id, new Outcome(offset, error)));
@@ -66,6 +73,33 @@ final class Harness implements AutoCloseable
     void powerCycle(final int host)
     {
         hostBoots.put(host, "-" + System.nanoTime());
+    }
+
+    /** The replica logs' sizes (small segments, so that tests roll them). */
+    private static LogContext replicaLogContext(final Path dir)
+    {
+        return new LogContext().logDir(dir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024);
+    }
+
+    /**
+     * Simulate a lost unflushed tail: cut the last records off a halted host's replica log. The log stays marked as
+     * not closed cleanly, as the killed host left it (this tool's own close must not hide that).
+     */
+    void dropTail(final int host, final TopicPartition tp, final int records)
+    {
+        final Path logDir = root.resolve("host-" + host).resolve(tp.logName());
+        try (Log log = Log.open(replicaLogContext(logDir).agentMode(LogContext.AgentMode.EXTERNAL)))
+        {
+            log.truncateTo(log.logEndOffset() - records);
+        }
+        try
+        {
+            Files.delete(logDir.resolve(".clean-shutdown"));
+        }
+        catch (final IOException ex)
+        {
+            throw new UncheckedIOException(ex);
+        }
     }
 
     /** Run every agent until nothing more happens (bounded), without moving the clock. */

@@ -3,14 +3,9 @@ package io.tidemark.replication;
 import io.tidemark.replication.protocol.FetchMessages;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.protocol.ProduceMessages;
-import io.tidemark.store.Log;
-import io.tidemark.store.LogContext;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -289,7 +284,7 @@ class ScenarioTest
             h.cluster.killHost(a);
             h.cluster.killHost(b);
             h.powerCycle();
-            dropTail(root.resolve("host-" + b).resolve(tp.logName()), 1);
+            h.dropTail(b, tp, 1);
             h.cluster.restartHost(b);
             h.advance(1000);
             assertEquals(b, h.leader(tp), "B leads (an unclean election: A, the last complete replica, is down)");
@@ -315,7 +310,7 @@ class ScenarioTest
             assertArrayEquals(new int[]{ leader }, h.state(tp).isr());
             h.cluster.killHost(leader);
             h.powerCycle();
-            dropTail(root.resolve("host-" + leader).resolve(tp.logName()), 1); // the ack was before any fsync
+            h.dropTail(leader, tp, 1); // the ack was before any fsync
             h.cluster.transport().heal();
             h.advance(1000);
             h.cluster.restartHost(leader);
@@ -327,26 +322,6 @@ class ScenarioTest
         }
     }
 
-    /**
-     * Simulate a lost unflushed tail: cut the last records off a halted replica's log. The log stays marked as not
-     * closed cleanly, as the killed host left it (this tool's own close must not hide that).
-     */
-    private static void dropTail(final Path logDir, final int records)
-    {
-        try (Log log = Log.open(new LogContext().logDir(logDir).segmentBytes(256 * 1024).maxMessageBytes(64 * 1024)
-            .agentMode(LogContext.AgentMode.EXTERNAL)))
-        {
-            log.truncateTo(log.logEndOffset() - records);
-        }
-        try
-        {
-            Files.delete(logDir.resolve(".clean-shutdown"));
-        }
-        catch (final IOException ex)
-        {
-            throw new UncheckedIOException(ex);
-        }
-    }
 
     @Test
     void requestsWithAStaleOrFutureEpochAreFenced()
