@@ -1,6 +1,7 @@
 package io.tidemark.host;
 
 import io.tidemark.client.remote.TidemarkClient;
+import io.tidemark.kafka.ClientProps;
 import io.tidemark.replication.protocol.PartitionState;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewTopic;
@@ -14,8 +15,6 @@ import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.serialization.StringDeserializer;
-import org.apache.kafka.common.serialization.StringSerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,35 +52,22 @@ class KafkaAcrossHostsTest
     @TempDir
     Path tmp;
 
+    /** An idempotent acks=all producer that rides out a leader's death: short requests, long delivery timeout. */
     static Properties producer(final String bootstrap)
     {
-        final Properties props = new Properties();
-        props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ProducerConfig.ACKS_CONFIG, "all");
-        props.put(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG, "true");
-        props.put(ProducerConfig.LINGER_MS_CONFIG, "5");
+        final Properties props = ClientProps.producer(bootstrap, "all", true);
         props.put(ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "5000");
         props.put(ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "90000");
         props.put(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "50");
-        props.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
-        props.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, StringSerializer.class.getName());
         return props;
     }
 
+    /** A consumer whose group notices a member gone within seconds. */
     static Properties consumer(final String bootstrap, final String group)
     {
-        final Properties props = new Properties();
-        props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
-        props.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
-        props.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+        final Properties props = ClientProps.consumer(bootstrap, group);
         props.put(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG, "6000");
         props.put(ConsumerConfig.HEARTBEAT_INTERVAL_MS_CONFIG, "300");
-        if (null != group)
-        {
-            props.put(ConsumerConfig.GROUP_ID_CONFIG, group);
-        }
-        props.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
-        props.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, StringDeserializer.class.getName());
         return props;
     }
 

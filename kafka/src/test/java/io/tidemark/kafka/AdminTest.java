@@ -1,7 +1,5 @@
 package io.tidemark.kafka;
 
-import io.tidemark.replication.ReplicationCluster;
-import io.tidemark.replication.ReplicationContext;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
 import org.apache.kafka.clients.admin.Config;
@@ -17,12 +15,8 @@ import org.apache.kafka.common.config.ConfigResource;
 import org.apache.kafka.common.errors.InvalidReplicationFactorException;
 import org.apache.kafka.common.errors.TopicDeletionDisabledException;
 import org.apache.kafka.common.errors.TopicExistsException;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
@@ -39,28 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * replicas, ISR as the controller has them), listOffsets (earliest, latest, by timestamp), describeConfigs, and
  * deleteTopics refused with TOPIC_DELETION_DISABLED.
  */
-class AdminTest
+class AdminTest extends SharedClusterTest
 {
-    @TempDir
-    static Path root;
-    static ReplicationCluster cluster;
-    static InProcessKafka kafka;
-
-    @BeforeAll
-    static void start()
-    {
-        cluster = ReplicationCluster.start(root, 3, new ReplicationContext().minInsyncReplicas(2)
-            .hostSessionTimeoutMs(3_000).replicaLagTimeMaxMs(3_000));
-        kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0"));
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        kafka.close();
-        cluster.close();
-    }
-
     static Admin admin()
     {
         final Properties props = new Properties();

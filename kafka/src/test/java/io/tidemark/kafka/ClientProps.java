@@ -7,14 +7,23 @@ import org.apache.kafka.common.serialization.StringSerializer;
 
 import java.util.Properties;
 
-/** Kafka client configurations the tests share. */
-final class ClientProps
+/**
+ * Kafka client configurations the tests share, here and (through the test-jar) in the host module's: String keys and
+ * values, reading from the earliest offset, committing only when told.
+ */
+public final class ClientProps
 {
     private ClientProps()
     {
     }
 
-    static Properties producer(final String bootstrap, final String acks, final boolean idempotent)
+    /**
+     * @param bootstrap  the listeners.
+     * @param acks       "0", "1" or "all".
+     * @param idempotent enable.idempotence.
+     * @return a producer's configuration, linger.ms 5.
+     */
+    public static Properties producer(final String bootstrap, final String acks, final boolean idempotent)
     {
         final Properties props = new Properties();
         props.put(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
@@ -26,7 +35,12 @@ final class ClientProps
         return props;
     }
 
-    static Properties consumer(final String bootstrap, final String group)
+    /**
+     * @param bootstrap the listeners.
+     * @param group     the group id, or null for a consumer outside any group.
+     * @return a consumer's configuration.
+     */
+    public static Properties consumer(final String bootstrap, final String group)
     {
         final Properties props = new Properties();
         props.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);

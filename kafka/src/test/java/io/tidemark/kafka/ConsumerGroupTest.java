@@ -2,20 +2,15 @@ package io.tidemark.kafka;
 
 import io.tidemark.client.Consumer;
 import io.tidemark.client.ConsumerContext;
-import io.tidemark.replication.ReplicationCluster;
-import io.tidemark.replication.ReplicationContext;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.List;
@@ -32,32 +27,16 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * consumer of the group after both stopped resumes from the committed offsets, reading only records produced
  * after them. Tidemark's own consumer of the same group id reads the same committed offsets.
  */
-class ConsumerGroupTest
+class ConsumerGroupTest extends SharedClusterTest
 {
     private static final String TOPIC = "grouped";
     private static final int PARTITIONS = 4;
 
-    @TempDir
-    static Path root;
-    static ReplicationCluster cluster;
-    static InProcessKafka kafka;
-
     @BeforeAll
-    static void start()
+    static void createTopic()
     {
-        cluster = ReplicationCluster.start(root, 3, new ReplicationContext().minInsyncReplicas(2)
-            .hostSessionTimeoutMs(3_000).replicaLagTimeMaxMs(3_000));
-        kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
-            .groupInitialRebalanceDelayMs(0));
         cluster.createTopic(TOPIC, PARTITIONS, 3);
         assertTrue(cluster.awaitLeaders(TOPIC, 60_000));
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        kafka.close();
-        cluster.close();
     }
 
     static Properties groupConsumer()

@@ -4,8 +4,6 @@ import io.tidemark.client.Consumer;
 import io.tidemark.client.ConsumerContext;
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
-import io.tidemark.replication.ReplicationCluster;
-import io.tidemark.replication.ReplicationContext;
 import io.tidemark.store.format.HeadersDecoder;
 import io.tidemark.store.format.HeadersEncoder;
 import org.agrona.ExpandableArrayBuffer;
@@ -19,13 +17,9 @@ import org.apache.kafka.common.header.internals.RecordHeader;
 import org.apache.kafka.common.header.internals.RecordHeaders;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -44,31 +38,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * {@link Producer} to a {@link KafkaConsumer}, and a {@link KafkaProducer} (uncompressed and gzip-compressed
  * batches) to Tidemark's {@link Consumer}.
  */
-class CrossClientTest
+class CrossClientTest extends SharedClusterTest
 {
-    @TempDir
-    static Path root;
-    static ReplicationCluster cluster;
-    static InProcessKafka kafka;
-
     /** One record as both sides should see it. */
     record Sample(byte[] key, byte[] value, List<String[]> headers, long timestamp)
     {
-    }
-
-    @BeforeAll
-    static void start()
-    {
-        cluster = ReplicationCluster.start(root, 3, new ReplicationContext().minInsyncReplicas(2)
-            .hostSessionTimeoutMs(3_000).replicaLagTimeMaxMs(3_000));
-        kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0"));
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        kafka.close();
-        cluster.close();
     }
 
     static List<Sample> samples(final long seed, final int count)

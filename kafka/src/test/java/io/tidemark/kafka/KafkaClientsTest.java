@@ -1,20 +1,14 @@
 package io.tidemark.kafka;
 
-import io.tidemark.replication.ReplicationCluster;
-import io.tidemark.replication.ReplicationContext;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -30,30 +24,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * against an in-process cluster of 3 hosts (min.insync.replicas=2) behind one Kafka listener per host: every record
  * acknowledged is read back once, in order per partition, with its key and value.
  */
-class KafkaClientsTest
+class KafkaClientsTest extends SharedClusterTest
 {
-    @TempDir
-    static Path root;
-    static ReplicationCluster cluster;
-    static InProcessKafka kafka;
-
-    @BeforeAll
-    static void start()
-    {
-        // sessions and lag limits of seconds: on a busy 2-core machine the 600 ms defaults move leaders without a fault
-        cluster = ReplicationCluster.start(root, 3, new ReplicationContext().minInsyncReplicas(2)
-            .hostSessionTimeoutMs(3_000).replicaLagTimeMaxMs(3_000));
-        kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
-            .groupInitialRebalanceDelayMs(0));
-    }
-
-    @AfterAll
-    static void stop()
-    {
-        kafka.close();
-        cluster.close();
-    }
-
     @ParameterizedTest
     @CsvSource({"all,true", "all,false", "1,false", "0,false"})
     void producedRecordsAreReadBack(final String acks, final boolean idempotent) throws Exception
