@@ -3,6 +3,7 @@ package io.tidemark.bench.jmh;
 import io.tidemark.store.LogContext;
 import org.agrona.BitUtil;
 import org.agrona.BufferUtil;
+import org.agrona.CloseHelper;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
@@ -71,6 +72,25 @@ final class BenchLogs
             buffer.putByte(i, (byte)('a' + i % 26));
         }
         return buffer;
+    }
+
+    /**
+     * The end of a trial: close what it opened (in order; the nulls of a setup that failed part way are passed
+     * over), then delete its directory, even when a close fails.
+     *
+     * @param dir        the trial's temporary directory.
+     * @param closeables the log and whatever drives it, e.g. the drainer thread before the log it appends to.
+     */
+    static void closeAndDelete(final Path dir, final AutoCloseable... closeables)
+    {
+        try
+        {
+            CloseHelper.closeAll(closeables);
+        }
+        finally
+        {
+            deleteRecursively(dir);
+        }
     }
 
     /** Delete a directory tree (best effort: a benchmark must not fail in its teardown because of leftovers). */

@@ -90,17 +90,7 @@ public class ConcurrentAppendBenchmark
         @TearDown(Level.Trial)
         public void closeLog()
         {
-            try
-            {
-                if (null != log)
-                {
-                    log.close();
-                }
-            }
-            finally
-            {
-                BenchLogs.deleteRecursively(dir);
-            }
+            BenchLogs.closeAndDelete(dir, log);
         }
     }
 
@@ -181,21 +171,7 @@ public class ConcurrentAppendBenchmark
         @TearDown(Level.Trial)
         public void closeLog()
         {
-            try
-            {
-                if (null != drainer)
-                {
-                    drainer.close();
-                }
-                if (null != log)
-                {
-                    log.close();
-                }
-            }
-            finally
-            {
-                BenchLogs.deleteRecursively(dir);
-            }
+            BenchLogs.closeAndDelete(dir, drainer, log);
         }
 
         static IdleStrategy idleStrategy(final String name)

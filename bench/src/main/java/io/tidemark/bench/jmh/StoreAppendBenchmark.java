@@ -74,17 +74,7 @@ public class StoreAppendBenchmark
     @TearDown(Level.Trial)
     public void closeLog()
     {
-        try
-        {
-            if (null != log)
-            {
-                log.close();
-            }
-        }
-        finally
-        {
-            BenchLogs.deleteRecursively(dir);
-        }
+        BenchLogs.closeAndDelete(dir, log);
     }
 
     /** @return the record's offset. */

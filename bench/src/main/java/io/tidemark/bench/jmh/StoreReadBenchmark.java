@@ -91,17 +91,7 @@ public class StoreReadBenchmark
     @TearDown(Level.Trial)
     public void closeLog()
     {
-        try
-        {
-            if (null != log)
-            {
-                log.close();
-            }
-        }
-        finally
-        {
-            BenchLogs.deleteRecursively(dir);
-        }
+        BenchLogs.closeAndDelete(dir, log);
     }
 
     /** One reader per benchmark thread, with its handler and its random offsets. */

@@ -1,5 +1,6 @@
 package io.tidemark.bench.kafka;
 
+import io.tidemark.bench.ServerStop;
 import io.tidemark.bench.harness.TempDirs;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
@@ -60,7 +61,6 @@ public final class KafkaPeerCluster implements AutoCloseable
     public static final String STORAGE_TOOL = "kafka.tools.StorageTool";
 
     private static final long POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(100);
-    private static final long KILL_WAIT_MS = 10_000;
 
     private final Settings settings;
     private final String clusterId = Uuid.randomUuid().toString();
@@ -431,24 +431,8 @@ public final class KafkaPeerCluster implements AutoCloseable
         for (final Broker broker : brokers)
         {
             final Process process = broker.process();
-            boolean forced = false;
-            try
-            {
-                final long left = TimeUnit.MILLISECONDS.toNanos(settings.stopTimeoutMs()) -
-                    (System.nanoTime() - stopNanos);
-                if (!process.waitFor(Math.max(0, left), TimeUnit.NANOSECONDS))
-                {
-                    forced = true;
-                    process.destroyForcibly();
-                    process.waitFor(KILL_WAIT_MS, TimeUnit.MILLISECONDS);
-                }
-            }
-            catch (final InterruptedException ex)
-            {
-                Thread.currentThread().interrupt();
-                forced = true;
-                process.destroyForcibly();
-            }
+            final boolean forced = ServerStop.awaitOrKill(process,
+                TimeUnit.MILLISECONDS.toNanos(settings.stopTimeoutMs()) - (System.nanoTime() - stopNanos));
             stops.add(new Stop(broker.nodeId(), process.isAlive() ? -1 : process.exitValue(), forced,
                 exitedEarlier[broker.nodeId()], TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopNanos)));
         }

@@ -1,6 +1,7 @@
 package io.tidemark.bench.multiprocess;
 
 import io.tidemark.bench.JvmFlags;
+import io.tidemark.bench.ServerStop;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,7 +27,6 @@ final class HostProcess
     /** The host's entry point, in module {@code host}. */
     static final String MAIN_CLASS = "io.tidemark.host.HostMain";
 
-    private static final long KILL_WAIT_MS = 10_000;
     private static final int MAX_PROBLEMS = 5;
     private static final int MAX_LINE = 300;
 
@@ -148,7 +148,7 @@ final class HostProcess
     boolean kill() throws InterruptedException
     {
         process.destroyForcibly();
-        return process.waitFor(KILL_WAIT_MS, TimeUnit.MILLISECONDS);
+        return process.waitFor(ServerStop.KILL_WAIT_MS, TimeUnit.MILLISECONDS);
     }
 
     /** Send SIGTERM, without waiting. */
@@ -184,22 +184,7 @@ final class HostProcess
         }
         requestStop();
         final boolean exitedEarlier = exitedBeforeStop;
-        boolean forced = false;
-        try
-        {
-            if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS))
-            {
-                forced = true;
-                process.destroyForcibly();
-                process.waitFor(KILL_WAIT_MS, TimeUnit.MILLISECONDS);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            forced = true;
-            process.destroyForcibly();
-        }
+        final boolean forced = ServerStop.awaitOrKill(process, TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         final long millis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopRequestedNanos);
         stop = new Stop(process.isAlive() ? -1 : process.exitValue(), exitedEarlier, forced, millis);
         closeQuietly(process.getOutputStream());

@@ -1,5 +1,7 @@
 package io.tidemark.bench.multiprocess;
 
+import io.tidemark.bench.ServerStop;
+
 import java.io.IOException;
 import java.net.InetAddress;
 import java.net.InetSocketAddress;
@@ -23,7 +25,6 @@ final class ZooKeeperProcess
     /** ZooKeeper's server entry point. */
     static final String MAIN_CLASS = "org.apache.zookeeper.server.ZooKeeperServerMain";
     private static final int TICK_MS = 2_000;
-    private static final long KILL_WAIT_MS = 10_000;
 
     private final Path dataDir;
     private final Path log;
@@ -135,19 +136,7 @@ final class ZooKeeperProcess
         {
             process.destroy();
         }
-        try
-        {
-            if (!process.waitFor(timeoutMs, TimeUnit.MILLISECONDS))
-            {
-                process.destroyForcibly();
-                process.waitFor(KILL_WAIT_MS, TimeUnit.MILLISECONDS);
-            }
-        }
-        catch (final InterruptedException ex)
-        {
-            Thread.currentThread().interrupt();
-            process.destroyForcibly();
-        }
+        ServerStop.awaitOrKill(process, TimeUnit.MILLISECONDS.toNanos(timeoutMs));
         return process.isAlive() ? -1 : process.exitValue();
     }
 }
