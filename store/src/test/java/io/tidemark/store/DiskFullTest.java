@@ -2,7 +2,6 @@ package io.tidemark.store;
 
 import org.agrona.concurrent.CachedEpochClock;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -21,9 +20,8 @@ class DiskFullTest
     @Test
     void appendsFailTypedWhenTheDiskIsFullAndWorkAgainOnceSpaceIsFreed() throws Exception
     {
-        try (SmallFileSystem fs = SmallFileSystem.mount(root.resolve("small"), 6))
+        try (SmallFileSystem fs = SmallFileSystem.mountOrSkip(root.resolve("small"), 6))
         {
-            Assumptions.assumeTrue(null != fs, "cannot mount a tmpfs here (needs root): skipped");
             final Path filler = fs.path().resolve("filler");
             Files.write(filler, new byte[1024 * 1024]);
             final Path dir = fs.path().resolve("log");

@@ -1,12 +1,10 @@
 package io.tidemark.store;
 
-import io.tidemark.store.file.SpaceReservation;
 import io.tidemark.store.format.SegmentFiles;
 
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
@@ -175,7 +173,8 @@ public final class EdgeCaseChild
         final long dataLength = log.sizeInBytes();
         log.halt();
         report("HALTED 100");
-        fill(filler);
+        SmallFileSystem.fillUp(filler, 64 * 1024);
+        SmallFileSystem.fillUp(filler, 1); // the last bytes of a partly free page
         report("FILLED");
         try (Log full = Log.open(fullDiskContext(dir)))
         {
@@ -212,40 +211,6 @@ public final class EdgeCaseChild
     {
         return new LogContext().logDir(dir).segmentBytes(4 << 20).pretouchBytes(0)
             .agentMode(LogContext.AgentMode.INVOKER);
-    }
-
-    private static void fill(final Path filler) throws IOException
-    {
-        final byte[] chunk = new byte[64 * 1024];
-        try (RandomAccessFile file = new RandomAccessFile(filler.toFile(), "rw"))
-        {
-            while (true)
-            {
-                file.write(chunk);
-            }
-        }
-        catch (final IOException full)
-        {
-            if (!SpaceReservation.isOutOfSpace(full, filler))
-            {
-                throw full;
-            }
-        }
-        try (RandomAccessFile file = new RandomAccessFile(filler.toFile(), "rw"))
-        {
-            file.seek(file.length());
-            for (int i = 0; i < 64 * 1024; i++)
-            {
-                file.write(0); // the last bytes of a partly free page
-            }
-        }
-        catch (final IOException full)
-        {
-            if (!SpaceReservation.isOutOfSpace(full, filler))
-            {
-                throw full;
-            }
-        }
     }
 
     /** Open a log with its own agent thread, append, and return: an application that forgot to close its log. */

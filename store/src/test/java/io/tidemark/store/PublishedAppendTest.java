@@ -1,15 +1,12 @@
 package io.tidemark.store;
 
 import io.tidemark.store.file.FileSync;
-import io.tidemark.store.file.SpaceReservation;
 
 import org.agrona.concurrent.UnsafeBuffer;
-import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
-import java.io.RandomAccessFile;
 import java.io.UncheckedIOException;
 import java.nio.MappedByteBuffer;
 import java.nio.channels.FileChannel;
@@ -39,9 +36,8 @@ class PublishedAppendTest
     @Test
     void storageSpaceIsNeverThrownForARecordThatWasAppended() throws Exception
     {
-        try (SmallFileSystem fs = SmallFileSystem.mount(root.resolve("small"), 8))
+        try (SmallFileSystem fs = SmallFileSystem.mountOrSkip(root.resolve("small"), 8))
         {
-            Assumptions.assumeTrue(null != fs, "cannot mount a tmpfs here (needs root): skipped");
             final Path dir = fs.path().resolve("log");
             final Path filler = fs.path().resolve("filler");
             final LogContext ctx = new LogContext().logDir(dir).segmentBytes(4 << 20).pretouchBytes(0)
@@ -57,7 +53,7 @@ class PublishedAppendTest
                     assertEquals(i, log.append(value, 0, value.capacity()));
                     appended++;
                 }
-                fill(filler);
+                SmallFileSystem.fillUp(filler, 64 * 1024);
                 StorageException refused = null;
                 for (int i = 0; i < 100_000 && null == refused; i++)
                 {
@@ -147,19 +143,4 @@ class PublishedAppendTest
         }
     }
 
-    private static void fill(final Path filler) throws IOException
-    {
-        final byte[] chunk = new byte[64 * 1024];
-        try (RandomAccessFile file = new RandomAccessFile(filler.toFile(), "rw"))
-        {
-            while (true)
-            {
-                file.write(chunk);
-            }
-        }
-        catch (final IOException full)
-        {
-            assertTrue(SpaceReservation.isOutOfSpace(full, filler), full.toString());
-        }
-    }
 }
