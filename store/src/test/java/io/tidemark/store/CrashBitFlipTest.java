@@ -196,20 +196,7 @@ class CrashBitFlipTest
                     checkBatch(log, batch, damaged.contains(batch.base()), where, strict, summary);
                 }
             }
-            try
-            {
-                final long before = log.logEndOffset();
-                CrashRecords.appendRandom(log, random);
-                final CrashRecords.Verification after = CrashRecords.verify(log, before, Long.MAX_VALUE);
-                if (!after.clean() || after.next != log.logEndOffset())
-                {
-                    summary.fail("append_failures", where + ": new records read back wrong: " + after);
-                }
-            }
-            catch (final RuntimeException ex)
-            {
-                summary.fail("append_failures", where + ": " + ex);
-            }
+            CrashRecords.checkAppendsResume(log, random, 1, summary, where);
         }
         finally
         {

@@ -131,19 +131,7 @@ class CrashKillTest
                     summary.fail("corrupt_served", where + ": the reader stopped at " + v.next +
                         " below the log end offset " + log.logEndOffset());
                 }
-                try
-                {
-                    appendSome(log, random);
-                    final CrashRecords.Verification after = CrashRecords.verify(log, v.next, Long.MAX_VALUE);
-                    if (!after.clean() || after.next != log.logEndOffset())
-                    {
-                        summary.fail("append_failures", where + ": new records read back wrong: " + after);
-                    }
-                }
-                catch (final RuntimeException ex)
-                {
-                    summary.fail("append_failures", where + ": " + ex);
-                }
+                CrashRecords.checkAppendsResume(log, random, 1 + random.nextInt(5), summary, where);
                 chain.knownEnd = log.logEndOffset();
             }
             finally
@@ -172,14 +160,6 @@ class CrashKillTest
         summary.print("seed=" + seed + " seconds=" + TimeUnit.NANOSECONDS.toSeconds(System.nanoTime() - startNs));
         assertEquals(0, summary.failureCount(), summary.failures());
         assertTrue(summary.get("verified") > 0, "nothing was verified");
-    }
-
-    private static void appendSome(final Log log, final Random random)
-    {
-        for (int i = 0, n = 1 + random.nextInt(5); i < n; i++)
-        {
-            CrashRecords.appendRandom(log, random);
-        }
     }
 
     /**

@@ -199,23 +199,7 @@ class CrashPowerLossTest
             }
             summary.add("kept_unflushed", Math.max(0, v.next - flushed));
             summary.add("truncated", Math.max(0, diskEnd - v.next));
-            try
-            {
-                final long before = log.logEndOffset();
-                for (int i = 0, n = 1 + random.nextInt(3); i < n; i++)
-                {
-                    CrashRecords.appendRandom(log, random);
-                }
-                final CrashRecords.Verification after = CrashRecords.verify(log, before, Long.MAX_VALUE);
-                if (!after.clean() || after.next != log.logEndOffset())
-                {
-                    summary.fail("append_failures", where + ": new records read back wrong: " + after);
-                }
-            }
-            catch (final RuntimeException ex)
-            {
-                summary.fail("append_failures", where + ": " + ex);
-            }
+            CrashRecords.checkAppendsResume(log, random, 1 + random.nextInt(3), summary, where);
             end = log.logEndOffset();
         }
         finally

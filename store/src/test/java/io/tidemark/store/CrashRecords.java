@@ -194,6 +194,32 @@ final class CrashRecords
         return appendBatch(log, 1 + random.nextInt(8), false);
     }
 
+    /**
+     * A recovered log must take appends where it ends: append {@code batches} random batches and read them back.
+     * What goes wrong is counted in the summary as {@code append_failures}.
+     */
+    static void checkAppendsResume(
+        final Log log, final Random random, final int batches, final CrashSupport.Summary summary, final String where)
+    {
+        try
+        {
+            final long before = log.logEndOffset();
+            for (int i = 0; i < batches; i++)
+            {
+                appendRandom(log, random);
+            }
+            final Verification after = verify(log, before, Long.MAX_VALUE);
+            if (!after.clean() || after.next != log.logEndOffset())
+            {
+                summary.fail("append_failures", where + ": new records read back wrong: " + after);
+            }
+        }
+        catch (final RuntimeException ex)
+        {
+            summary.fail("append_failures", where + ": " + ex);
+        }
+    }
+
     private static UnsafeBuffer keyBuffer(final long offset)
     {
         final UnsafeBuffer key = new UnsafeBuffer(new byte[KEY_LENGTH]);
