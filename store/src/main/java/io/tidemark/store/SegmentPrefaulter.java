@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * writer's per-batch index check is a read. Pre-faulting is only ever an optimization: skipping it is correct.
  * <p>
  * Threads: only the log agent prepares. {@link #lock} guards the pre-faulting state ({@code touchedPosition}, the
- * writer's rate estimate, the retry times after a full disk), which only the agent reads and writes: the writer
+ * writer's rate estimate, whether a refill is under way, the retry times after a full disk), which only the agent reads and writes: the writer
  * never takes it. A pass holds it, touches only pages below the reserved position (so a touch never meets a hole of
  * a full disk: no SIGBUS) and below the capacity, and stops after {@link #PRETOUCH_PAGES_PER_CALL} pages or
  * {@link #PASS_BUDGET_NS}. Everything that shortens or unmaps the segment's file takes this lock first
@@ -36,12 +36,15 @@ final class SegmentPrefaulter
     /** Least time between two samples of the writer's rate. */
     private static final long RATE_SAMPLE_NS = 10_000_000;
     private static final int RESERVE_CHUNKS_PER_CALL = 16;
+    /** The agent refills once the writer has used this part of the distance ahead (a quarter). */
+    static final int REFILL_PARTS = 4;
     private static final long NO_TIME = Long.MIN_VALUE;
 
     private final UnsafeBuffer buffer;
     private final int capacity;
     private final ReentrantLock lock = new ReentrantLock();
     private int touchedPosition;
+    private boolean refilling;
     private int rateSamplePosition = -1;
     private long rateSampleNs;
     private long writerBytesPerSecond;
@@ -93,7 +96,8 @@ final class SegmentPrefaulter
     /**
      * Log agent duty: keep a chunk of each index file reserved past its entries ({@link IndexFile#reserveAhead}),
      * and reserve blocks and pre-fault pages ahead of the writer, at most {@link #PRETOUCH_PAGES_PER_CALL} pages and
-     * about {@link #PASS_BUDGET_NS} per call ({@link #prepareDistance} says how far). A full disk is not the agent's
+     * about {@link #PASS_BUDGET_NS} per call ({@link #prepareDistance} says how far; a pass starts once the writer
+     * has used a {@link #REFILL_PARTS}th of that distance, or overtook the agent). A full disk is not the agent's
      * error: it stops trying for a while and the writer, reserving on its own path, gets STORAGE_SPACE. Any other
      * failure to reserve index blocks fails the duty cycle (the agent reports it).
      *
@@ -118,8 +122,16 @@ final class SegmentPrefaulter
             final long startNs = System.nanoTime();
             int work = reserveIndexesAhead(segment, nowMs);
             final int writerPosition = segment.size();
-            final int target = (int)Math.min(capacity,
-                (long)writerPosition + prepareDistance(aheadBytes, writerPosition, startNs));
+            final long distance = prepareDistance(aheadBytes, writerPosition, startNs);
+            final int target = (int)Math.min(capacity, (long)writerPosition + distance);
+            if (!refilling && target < capacity &&
+                touchedPosition - (long)writerPosition > distance - distance / REFILL_PARTS)
+            {
+                // Far enough ahead: refill in steps of a part of the distance, so that a writer moving a page at a
+                // time does not bring the agent out of its idle backoff for every page it passes.
+                return work;
+            }
+            refilling = true;
             for (int i = 0; i < RESERVE_CHUNKS_PER_CALL && reservation.reservedPosition() < target &&
                 (reserveFailedAtMs == NO_TIME || nowMs - reserveFailedAtMs > 100) &&
                 System.nanoTime() - startNs < PASS_BUDGET_NS; i++)
@@ -159,6 +171,7 @@ final class SegmentPrefaulter
             work += touched;
             touchedPosition = (int)Math.max(touchedPosition,
                 Math.min(firstPage + (long)touched * Segment.PAGE_SIZE, limit));
+            refilling = touchedPosition < target; // a pass cut short by its budget goes on at the next call
             return work;
         }
         finally

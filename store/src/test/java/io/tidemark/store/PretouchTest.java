@@ -149,6 +149,44 @@ class PretouchTest
     }
 
     @Test
+    void theAgentRefillsOnceAQuarterOfTheDistanceIsUsedNotForEveryPage()
+    {
+        final int ahead = 1024 * 1024;
+        try (Log log = Log.open(new LogContext().logDir(dir.resolve("steps")).segmentBytes(64L * 1024 * 1024)
+            .pretouchBytes(ahead).agentMode(LogContext.AgentMode.INVOKER)))
+        {
+            final Segment segment = log.activeSegmentForTest();
+            final UnsafeBuffer value = new UnsafeBuffer(new byte[1000]);
+            for (int i = 0; i < 10; i++) // the indexes' first entries: each index reserves its next chunk
+            {
+                log.append(value, 0, value.capacity());
+            }
+            while (log.invokeAgent() > 0)
+            {
+                // prepare the whole distance
+            }
+            final int touched = segment.touchedPosition();
+            for (int i = 0; i < 20; i++) // five pages: at most 2 MB/s over the rate's 10 ms, so the distance stays
+            {
+                log.append(value, 0, value.capacity());
+            }
+            assertEquals(0, log.invokeAgent(), "a few pages used: nothing to do yet");
+            assertEquals(touched, segment.touchedPosition());
+            while (touched - segment.size() >= ahead - ahead / SegmentPrefaulter.REFILL_PARTS)
+            {
+                log.append(value, 0, value.capacity());
+            }
+            assertTrue(log.invokeAgent() > 0, "a quarter of the distance used: the agent refills");
+            while (log.invokeAgent() > 0)
+            {
+                // a pass is budgeted: the refill may take more than one
+            }
+            assertTrue(segment.touchedPosition() >= segment.size() + ahead - Segment.PAGE_SIZE,
+                "refilled to the whole distance: " + (segment.touchedPosition() - segment.size()));
+        }
+    }
+
+    @Test
     void aWriterThatOvertookTheAgentReservesOneSmallStepItself()
     {
         try (Log log = Log.open(new LogContext().logDir(dir.resolve("overtaken")).segmentBytes(64L * 1024 * 1024)
