@@ -2,8 +2,6 @@ package io.tidemark.zookeeper;
 
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
-import io.tidemark.client.ProducerRecord;
-import io.tidemark.replication.PartitionReader;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
@@ -14,9 +12,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
@@ -45,25 +40,18 @@ class ClusterWithZooKeeperStateTest
                 .controllerStoreFactory((dir) ->
                     ZooKeeperControllerStore.connect(zooKeeper.getConnectString(), ROOT, 10_000, 10_000))
                 .logContextFactory((dir) -> new LogContext().logDir(dir).segmentBytes(1024 * 1024));
-            final Map<Long, String> acked = new HashMap<>();
             final TopicPartition tp = new TopicPartition("orders", 0);
+            final AckedRecords acked = new AckedRecords(tp);
             final int oldLeader;
             try (ReplicationCluster cluster = ReplicationCluster.start(tmp, 3, ctx);
                 Producer producer = new Producer(cluster, new ProducerContext()))
             {
                 cluster.createTopic("orders", 1, 3);
                 assertTrue(cluster.awaitLeaders("orders", 30_000));
-                final ProducerRecord record = new ProducerRecord().topic("orders").partition(0);
-                for (int i = 0; i < 200; i++)
-                {
-                    acked.put(producer.send(record.value("a-" + i)), "a-" + i);
-                }
+                acked.send(producer, "a", 200);
                 oldLeader = cluster.leaderOf(tp);
                 cluster.killHost(oldLeader);
-                for (int i = 0; i < 200; i++)
-                {
-                    acked.put(producer.send(record.value("b-" + i)), "b-" + i);
-                }
+                acked.send(producer, "b", 200);
                 final int newLeader = cluster.leaderOf(tp);
                 assertNotEquals(oldLeader, newLeader);
                 try (ZooKeeperControllerStore view = ZooKeeperControllerStore.connect(zooKeeper.getConnectString(),
@@ -79,26 +67,10 @@ class ClusterWithZooKeeperStateTest
                 cluster.restartHost(oldLeader);
                 assertTrue(cluster.await(() -> cluster.state(tp).isr().length == 3, 30_000),
                     "the restarted host rejoins the ISR through the new controller: " + cluster.state(tp));
-                for (int i = 0; i < 100; i++)
-                {
-                    acked.put(producer.send(record.value("c-" + i)), "c-" + i);
-                }
+                acked.send(producer, "c", 100);
 
                 assertEquals(500, acked.size());
-                final Map<Long, String> read = new HashMap<>();
-                try (PartitionReader reader = cluster.openReader(tp))
-                {
-                    reader.seek(0);
-                    final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                    while (read.size() < acked.size() && System.nanoTime() < deadline)
-                    {
-                        reader.poll((r) -> read.put(r.offset(), r.valueAsString()), 1_000);
-                    }
-                }
-                for (final Map.Entry<Long, String> e : acked.entrySet())
-                {
-                    assertEquals(e.getValue(), read.get(e.getKey()), "record at offset " + e.getKey());
-                }
+                acked.assertReadBack(cluster, tp);
             }
         }
     }

@@ -4,16 +4,12 @@ import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.protocol.PartitionStateCodec;
 import io.tidemark.replication.TopicPartition;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Stat;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.function.Executable;
 
 import java.nio.ByteBuffer;
@@ -43,50 +39,19 @@ class ZooKeeperAclTest
     private static final String PASSWORD = "right-password";
     private static final byte[] JUNK = {1, 2, 3};
 
-    private TestingServer server;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @BeforeEach
-    void startZooKeeper() throws Exception
-    {
-        server = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stopZooKeeper() throws Exception
-    {
-        Collections.reverse(toClose);
-        for (final AutoCloseable closeable : toClose)
-        {
-            closeable.close();
-        }
-        server.close();
-    }
+    @RegisterExtension
+    final TestZooKeeper zk = new TestZooKeeper();
 
     private ZooKeeperSettings settings(final String password)
     {
         return new ZooKeeperSettings()
-            .connectString(server.getConnectString())
+            .connectString(zk.connectString())
             .rootPath(ROOT)
             .user(USER)
             .password(password)
             .sessionTimeoutMs(10_000)
             .connectionTimeoutMs(10_000)
             .conclude();
-    }
-
-    private <T extends AutoCloseable> T closeLater(final T closeable)
-    {
-        toClose.add(closeable);
-        return closeable;
-    }
-
-    private CuratorFramework anonymous()
-    {
-        final CuratorFramework client = closeLater(CuratorFrameworkFactory.newClient(server.getConnectString(),
-            new RetryOneTime(100)));
-        client.start();
-        return client;
     }
 
     private static PartitionState state(final int id, final int version)
@@ -127,14 +92,14 @@ class ZooKeeperAclTest
             assertEquals(0, store.reserveProducerIds(10));
         }
 
-        assertRefusedEverything(anonymous(), "an anonymous client");
-        final CuratorFramework wrongPassword = closeLater(settings("wrong-password").connectClient());
+        assertRefusedEverything(zk.anonymousClient(), "an anonymous client");
+        final CuratorFramework wrongPassword = zk.closeAfterTest(settings("wrong-password").connectClient());
         assertRefusedEverything(wrongPassword, "the right user with a wrong password");
         final ZooKeeperStoreException refused = assertThrows(ZooKeeperStoreException.class,
             () -> ZooKeeperControllerStore.connect(settings("wrong-password")), "nor can it open a store");
         assertInstanceOf(KeeperException.NoAuthException.class, refused.getCause(), refused.toString());
 
-        final CuratorFramework authorized = closeLater(settings.connectClient());
+        final CuratorFramework authorized = zk.closeAfterTest(settings.connectClient());
         final Stat stat = new Stat();
         final byte[] data = authorized.getData().storingStatIn(stat).forPath(ROOT + "/partitions/0");
         assertEquals(state(0, 1), PartitionStateCodec.decode(ByteBuffer.wrap(data)));
@@ -156,14 +121,14 @@ class ZooKeeperAclTest
     void everyZnodeTidemarkCreatesCarriesOnlyTheDigestAcl() throws Exception
     {
         final ZooKeeperSettings settings = settings(PASSWORD);
-        final CuratorFramework controllerSession = closeLater(settings.connectClient());
-        final CuratorFramework hostSession = closeLater(settings.connectClient());
+        final CuratorFramework controllerSession = zk.closeAfterTest(settings.connectClient());
+        final CuratorFramework hostSession = zk.closeAfterTest(settings.connectClient());
 
         final ZooKeeperControllerElection election =
-            closeLater(new ZooKeeperControllerElection(controllerSession, ROOT, 0, null));
+            zk.closeAfterTest(new ZooKeeperControllerElection(controllerSession, ROOT, 0, null));
         assertTrue(election.awaitLeadership(10_000));
         final ZooKeeperControllerStore store =
-            closeLater(new ZooKeeperControllerStore(controllerSession, ROOT, false));
+            zk.closeAfterTest(new ZooKeeperControllerStore(controllerSession, ROOT, false));
         store.create(state(0, 0));
         store.reserveProducerIds(1);
         ZooKeeperHostLiveness.register(hostSession, ROOT, 7, "endpoint".getBytes(StandardCharsets.UTF_8), 10_000);
@@ -185,13 +150,13 @@ class ZooKeeperAclTest
             "the host node is ephemeral, owned by the host's session");
 
         assertNoAuth("an anonymous client reads the host node",
-            () -> anonymous().getData().forPath(ROOT + "/hosts/7"));
+            () -> zk.anonymousClient().getData().forPath(ROOT + "/hosts/7"));
         assertNoAuth("an anonymous client reads an election node",
-            () -> anonymous().getData().forPath(ROOT + "/controller-election/" + latchNodes.get(0)));
+            () -> zk.anonymousClient().getData().forPath(ROOT + "/controller-election/" + latchNodes.get(0)));
         assertNoAuth("an anonymous client bumps an incarnation",
-            () -> anonymous().setData().forPath(ROOT + "/incarnations/7", ZooKeeperCounters.encode(0)));
+            () -> zk.anonymousClient().setData().forPath(ROOT + "/incarnations/7", ZooKeeperCounters.encode(0)));
         final ZooKeeperStoreException refused = assertThrows(ZooKeeperStoreException.class,
-            () -> ZooKeeperCounters.incrementAndGet(anonymous(), ROOT + "/incarnations/7"));
+            () -> ZooKeeperCounters.incrementAndGet(zk.anonymousClient(), ROOT + "/incarnations/7"));
         assertInstanceOf(KeeperException.NoAuthException.class, refused.getCause(), refused.toString());
         assertArrayEquals("endpoint".getBytes(StandardCharsets.UTF_8),
             ZooKeeperHostLiveness.hostData(controllerSession, ROOT, 7), "the right credentials read it");

@@ -3,12 +3,8 @@ package io.tidemark.zookeeper;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.TopicPartition;
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.TestingServer;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.ServerSocket;
 import java.util.HashSet;
@@ -26,23 +22,12 @@ class ZooKeeperControllerStoreTest
 {
     private static final String ROOT = "/tidemark/test";
 
-    private TestingServer server;
-
-    @BeforeEach
-    void startZooKeeper() throws Exception
-    {
-        server = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stopZooKeeper() throws Exception
-    {
-        server.close();
-    }
+    @RegisterExtension
+    final TestZooKeeper zk = new TestZooKeeper();
 
     private ZooKeeperControllerStore open()
     {
-        return ZooKeeperControllerStore.connect(server.getConnectString(), ROOT, 10_000, 10_000);
+        return ZooKeeperControllerStore.connect(zk.connectString(), ROOT, 10_000, 10_000);
     }
 
     private static PartitionState state(final int id, final int version, final int leader, final int epoch,
@@ -81,13 +66,9 @@ class ZooKeeperControllerStoreTest
         {
             store.create(state(0, 0, 0, 0, 0, 1, 2));
             // Someone else moves the partition on in ZooKeeper (an operator's edit, say): version 1 there.
-            try (CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(),
-                new RetryOneTime(100)))
-            {
-                client.start();
-                client.setData().withVersion(0).forPath(ROOT + "/partitions/0",
-                    io.tidemark.replication.protocol.PartitionStateCodec.encode(state(0, 1, 1, 1, 1, 2)));
-            }
+            final CuratorFramework client = zk.anonymousClient();
+            client.setData().withVersion(0).forPath(ROOT + "/partitions/0",
+                io.tidemark.replication.protocol.PartitionStateCodec.encode(state(0, 1, 1, 1, 1, 2)));
             assertNull(store.compareAndSet(0, state(0, 1, 2, 1, 2)), "a write from the stale view loses");
             assertEquals(state(0, 1, 1, 1, 1, 2), store.get(0), "and the store then sees what is there");
             assertNotNull(store.compareAndSet(1, state(0, 2, 2, 2, 2)), "deciding again from it succeeds");
@@ -126,62 +107,58 @@ class ZooKeeperControllerStoreTest
             store.create(state(2, 0, 2, 0, 2, 0, 1));
             store.create(state(3, 0, 0, 0, 0, 1, 2));
         }
-        try (CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(),
-            new RetryOneTime(100)))
+        final CuratorFramework client = zk.anonymousClient();
+        client.setData().forPath(ROOT + "/partitions/1", new byte[] {1, 2, 3}); // garbage
+        // a well-formed state naming a host this (three-host) cluster cannot have
+        final byte[] outside = io.tidemark.replication.protocol.PartitionStateCodec.encode(new PartitionState(2,
+            new TopicPartition("orders", 2), new int[] {0, 1, 9}, new int[] {9}, new int[0], new int[0], 9, 0,
+            1));
+        client.setData().forPath(ROOT + "/partitions/2", outside);
+        client.delete().forPath(ROOT + "/partitions/3");
+        client.create().forPath(ROOT + "/partitions/4", io.tidemark.replication.protocol.PartitionStateCodec.encode(
+            state(4, 0, 0, 0, 0, 1, 2)));
+        client.create().forPath(ROOT + "/partitions/junk");
+
+        final long epochBefore;
+        try (ZooKeeperControllerStore store = new ZooKeeperControllerStore(client, ROOT, false, 3))
         {
-            client.start();
-            client.setData().forPath(ROOT + "/partitions/1", new byte[] {1, 2, 3}); // garbage
-            // a well-formed state naming a host this (three-host) cluster cannot have
-            final byte[] outside = io.tidemark.replication.protocol.PartitionStateCodec.encode(new PartitionState(2,
-                new TopicPartition("orders", 2), new int[] {0, 1, 9}, new int[] {9}, new int[0], new int[0], 9, 0,
-                1));
-            client.setData().forPath(ROOT + "/partitions/2", outside);
-            client.delete().forPath(ROOT + "/partitions/3");
-            client.create().forPath(ROOT + "/partitions/4", io.tidemark.replication.protocol.PartitionStateCodec.encode(
-                state(4, 0, 0, 0, 0, 1, 2)));
-            client.create().forPath(ROOT + "/partitions/junk");
+            epochBefore = store.controllerEpoch();
+            assertEquals(5, store.size(), "ids stay dense: the damaged ones count");
+            assertEquals(java.util.List.of(0, 4), store.all().stream().map(PartitionState::partitionId).toList());
+            assertNull(store.get(1));
+            assertEquals(java.util.Set.of(ZooKeeperControllerStore.STRAY, 1, 2, 3), store.damaged().keySet(),
+                store.damaged().toString());
+            assertTrue(store.damaged().get(1).startsWith("unreadable"), store.damaged().get(1));
+            assertTrue(store.damaged().get(2).contains("host 9"), store.damaged().get(2));
+            assertTrue(store.damaged().get(3).startsWith("missing"), store.damaged().get(3));
+            assertTrue(store.damaged().get(ZooKeeperControllerStore.STRAY).contains("junk"));
+            assertNull(store.compareAndSet(0, state(1, 1, 1, 1, 1, 2)), "a damaged partition is not written");
+            assertNotNull(store.create(state(5, 0, 0, 0, 0, 1, 2)), "the next id is after the damaged ones");
+            assertNotNull(store.checkDamaged(1));
+        }
 
-            final long epochBefore;
-            try (ZooKeeperControllerStore store = new ZooKeeperControllerStore(client, ROOT, false, 3))
-            {
-                epochBefore = store.controllerEpoch();
-                assertEquals(5, store.size(), "ids stay dense: the damaged ones count");
-                assertEquals(java.util.List.of(0, 4), store.all().stream().map(PartitionState::partitionId).toList());
-                assertNull(store.get(1));
-                assertEquals(java.util.Set.of(ZooKeeperControllerStore.STRAY, 1, 2, 3), store.damaged().keySet(),
-                    store.damaged().toString());
-                assertTrue(store.damaged().get(1).startsWith("unreadable"), store.damaged().get(1));
-                assertTrue(store.damaged().get(2).contains("host 9"), store.damaged().get(2));
-                assertTrue(store.damaged().get(3).startsWith("missing"), store.damaged().get(3));
-                assertTrue(store.damaged().get(ZooKeeperControllerStore.STRAY).contains("junk"));
-                assertNull(store.compareAndSet(0, state(1, 1, 1, 1, 1, 2)), "a damaged partition is not written");
-                assertNotNull(store.create(state(5, 0, 0, 0, 0, 1, 2)), "the next id is after the damaged ones");
-                assertNotNull(store.checkDamaged(1));
-            }
-
-            // the repair from a host's view: the znode's next version, the view's epoch plus one
-            final ZooKeeperSettings settings = new ZooKeeperSettings().connectString(server.getConnectString())
-                .rootPath(ROOT).user("u").password("p").conclude();
-            final PartitionState view = state(1, 7, 1, 4, 1, 2, 0);
-            assertThrows(IllegalStateException.class, () -> ZooKeeperPartitionRepair.repair(settings,
-                state(0, 0, 0, 0, 0, 1, 2), false, false), "a readable state is not overwritten");
-            final ZooKeeperPartitionRepair.Result dry = ZooKeeperPartitionRepair.repair(settings, view, false, true);
-            assertFalse(dry.applied());
-            assertNotNull(dry.damage());
-            final ZooKeeperPartitionRepair.Result repaired = ZooKeeperPartitionRepair.repair(settings, view, false,
-                false);
-            assertEquals(5, repaired.written().leaderEpoch());
-            assertEquals(2, repaired.written().version(), "the znode's next version (one set, now the repair)");
-            assertEquals(0, ZooKeeperPartitionRepair.repair(settings, state(3, 3, 0, 2, 0, 1, 2), false, false)
-                .written().version(), "a missing partition is created at version 0");
-            try (CuratorFramework credentialed = settings.connectClient(); // the repair's znode has the digest ACL
-                ZooKeeperControllerStore store = new ZooKeeperControllerStore(credentialed, ROOT, false, 3))
-            {
-                assertNull(store.checkDamaged(1));
-                assertEquals(repaired.written(), store.get(1));
-                assertNotNull(store.get(3));
-                assertEquals(epochBefore + 1, store.controllerEpoch());
-            }
+        // the repair from a host's view: the znode's next version, the view's epoch plus one
+        final ZooKeeperSettings settings = new ZooKeeperSettings().connectString(zk.connectString())
+            .rootPath(ROOT).user("u").password("p").conclude();
+        final PartitionState view = state(1, 7, 1, 4, 1, 2, 0);
+        assertThrows(IllegalStateException.class, () -> ZooKeeperPartitionRepair.repair(settings,
+            state(0, 0, 0, 0, 0, 1, 2), false, false), "a readable state is not overwritten");
+        final ZooKeeperPartitionRepair.Result dry = ZooKeeperPartitionRepair.repair(settings, view, false, true);
+        assertFalse(dry.applied());
+        assertNotNull(dry.damage());
+        final ZooKeeperPartitionRepair.Result repaired = ZooKeeperPartitionRepair.repair(settings, view, false,
+            false);
+        assertEquals(5, repaired.written().leaderEpoch());
+        assertEquals(2, repaired.written().version(), "the znode's next version (one set, now the repair)");
+        assertEquals(0, ZooKeeperPartitionRepair.repair(settings, state(3, 3, 0, 2, 0, 1, 2), false, false)
+            .written().version(), "a missing partition is created at version 0");
+        try (CuratorFramework credentialed = settings.connectClient(); // the repair's znode has the digest ACL
+            ZooKeeperControllerStore store = new ZooKeeperControllerStore(credentialed, ROOT, false, 3))
+        {
+            assertNull(store.checkDamaged(1));
+            assertEquals(repaired.written(), store.get(1));
+            assertNotNull(store.get(3));
+            assertEquals(epochBefore + 1, store.controllerEpoch());
         }
     }
 
@@ -192,22 +169,18 @@ class ZooKeeperControllerStoreTest
         {
             store.create(state(0, 0, 0, 0, 0, 1, 2));
         }
-        try (CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(),
-            new RetryOneTime(100)))
+        final CuratorFramework client = zk.anonymousClient();
+        final byte[] epochBefore = client.getData().forPath(ROOT + "/controller-epoch");
+        // nobody may list the partitions any more
+        client.setACL().withACL(java.util.List.of(new org.apache.zookeeper.data.ACL(
+            org.apache.zookeeper.ZooDefs.Perms.ADMIN, new org.apache.zookeeper.data.Id("world", "anyone"))))
+            .forPath(ROOT + "/partitions");
+        for (int attempt = 0; attempt < 3; attempt++)
         {
-            client.start();
-            final byte[] epochBefore = client.getData().forPath(ROOT + "/controller-epoch");
-            // nobody may list the partitions any more
-            client.setACL().withACL(java.util.List.of(new org.apache.zookeeper.data.ACL(
-                org.apache.zookeeper.ZooDefs.Perms.ADMIN, new org.apache.zookeeper.data.Id("world", "anyone"))))
-                .forPath(ROOT + "/partitions");
-            for (int attempt = 0; attempt < 3; attempt++)
-            {
-                assertThrows(ZooKeeperStoreException.class, () -> new ZooKeeperControllerStore(client, ROOT, false));
-            }
-            assertArrayEquals(epochBefore, client.getData().forPath(ROOT + "/controller-epoch"),
-                "no epoch bump for a store that could not load");
+            assertThrows(ZooKeeperStoreException.class, () -> new ZooKeeperControllerStore(client, ROOT, false));
         }
+        assertArrayEquals(epochBefore, client.getData().forPath(ROOT + "/controller-epoch"),
+            "no epoch bump for a store that could not load");
     }
 
     @Test
@@ -229,9 +202,9 @@ class ZooKeeperControllerStoreTest
     void badRootPathIsRefused()
     {
         assertThrows(IllegalArgumentException.class,
-            () -> ZooKeeperControllerStore.connect(server.getConnectString(), "tidemark", 10_000, 10_000));
+            () -> ZooKeeperControllerStore.connect(zk.connectString(), "tidemark", 10_000, 10_000));
         assertThrows(IllegalArgumentException.class,
-            () -> ZooKeeperControllerStore.connect(server.getConnectString(), "/tidemark/", 10_000, 10_000));
+            () -> ZooKeeperControllerStore.connect(zk.connectString(), "/tidemark/", 10_000, 10_000));
     }
 
     @Test

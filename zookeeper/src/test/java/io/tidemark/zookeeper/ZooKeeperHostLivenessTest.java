@@ -2,8 +2,6 @@ package io.tidemark.zookeeper;
 
 import io.tidemark.client.Producer;
 import io.tidemark.client.ProducerContext;
-import io.tidemark.client.ProducerRecord;
-import io.tidemark.replication.PartitionReader;
 import io.tidemark.replication.ReplicationCluster;
 import io.tidemark.replication.ReplicationContext;
 import io.tidemark.replication.TopicPartition;
@@ -17,10 +15,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.TimeUnit;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -73,18 +68,14 @@ class ZooKeeperHostLivenessTest
                     .hostLiveness(liveness)
                     .threadingMode(ReplicationContext.ThreadingMode.SHARED)
                     .logContextFactory((dir) -> new LogContext().logDir(dir).segmentBytes(1024 * 1024));
-                final Map<Long, String> acked = new HashMap<>();
                 final TopicPartition tp = new TopicPartition("orders", 0);
+                final AckedRecords acked = new AckedRecords(tp);
                 try (ReplicationCluster cluster = ReplicationCluster.start(tmp, 3, ctx);
                     Producer producer = new Producer(cluster, new ProducerContext()))
                 {
                     cluster.createTopic("orders", 1, 3);
                     assertTrue(cluster.awaitLeaders("orders", 30_000));
-                    final ProducerRecord record = new ProducerRecord().topic("orders").partition(0);
-                    for (int i = 0; i < 100; i++)
-                    {
-                        acked.put(producer.send(record.value("a-" + i)), "a-" + i);
-                    }
+                    acked.send(producer, "a", 100);
                     final int oldLeader = cluster.leaderOf(tp);
                     cluster.killHost(oldLeader); // its threads stop; its ZooKeeper session is still open
                     Thread.sleep(1_500);
@@ -97,10 +88,7 @@ class ZooKeeperHostLivenessTest
                         "leadership moves once the session ends");
                     final long movedMs = (System.nanoTime() - endedAt) / 1_000_000;
                     System.out.println("leadership moved " + movedMs + " ms after the leader's ZooKeeper session ended");
-                    for (int i = 0; i < 100; i++)
-                    {
-                        acked.put(producer.send(record.value("b-" + i)), "b-" + i);
-                    }
+                    acked.send(producer, "b", 100);
 
                     // The host comes back: a new session registers it, then it rejoins the ISR.
                     hostSessions[oldLeader] = session(server);
@@ -111,21 +99,8 @@ class ZooKeeperHostLivenessTest
                     assertTrue(cluster.await(() -> cluster.state(tp).isr().length == 3, 30_000),
                         "the host rejoins the ISR: " + cluster.state(tp));
 
-                    final Map<Long, String> read = new HashMap<>();
-                    try (PartitionReader reader = cluster.openReader(tp))
-                    {
-                        reader.seek(0);
-                        final long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-                        while (read.size() < acked.size() && System.nanoTime() < deadline)
-                        {
-                            reader.poll((r) -> read.put(r.offset(), r.valueAsString()), 1_000);
-                        }
-                    }
                     assertEquals(200, acked.size());
-                    for (final Map.Entry<Long, String> e : acked.entrySet())
-                    {
-                        assertEquals(e.getValue(), read.get(e.getKey()), "record at offset " + e.getKey());
-                    }
+                    acked.assertReadBack(cluster, tp);
                 }
             }
             finally

@@ -1,21 +1,16 @@
 package io.tidemark.zookeeper;
 
 import org.apache.curator.framework.CuratorFramework;
-import org.apache.curator.framework.CuratorFrameworkFactory;
-import org.apache.curator.retry.RetryOneTime;
-import org.apache.curator.test.TestingServer;
 import org.apache.zookeeper.KeeperException;
 import org.apache.zookeeper.ZooDefs;
 import org.apache.zookeeper.data.ACL;
 import org.apache.zookeeper.data.Id;
 import org.apache.zookeeper.server.auth.DigestAuthenticationProvider;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -35,53 +30,25 @@ class ZooKeeperRootCheckTest
     private static final List<ACL> READ_ONLY = new ArrayList<>(List.of(new ACL(ZooDefs.Perms.READ,
         ZooKeeperRootCheck.ANYONE)));
 
-    private TestingServer server;
-    private final List<AutoCloseable> toClose = new ArrayList<>();
-
-    @BeforeEach
-    void startZooKeeper() throws Exception
-    {
-        server = new TestingServer(true);
-    }
-
-    @AfterEach
-    void stopZooKeeper() throws Exception
-    {
-        Collections.reverse(toClose);
-        for (final AutoCloseable closeable : toClose)
-        {
-            closeable.close();
-        }
-        server.close();
-    }
+    @RegisterExtension
+    final TestZooKeeper zk = new TestZooKeeper();
 
     private ZooKeeperSettings settings()
     {
-        return new ZooKeeperSettings().connectString(server.getConnectString()).rootPath(ROOT).user("tidemark")
+        return new ZooKeeperSettings().connectString(zk.connectString()).rootPath(ROOT).user("tidemark")
             .password("pw").sessionTimeoutMs(10_000).connectionTimeoutMs(10_000).conclude();
-    }
-
-    private CuratorFramework anonymous()
-    {
-        final CuratorFramework client = CuratorFrameworkFactory.newClient(server.getConnectString(),
-            new RetryOneTime(100));
-        client.start();
-        toClose.add(client);
-        return client;
     }
 
     private CuratorFramework withCredentials()
     {
-        final CuratorFramework client = settings().connectClient();
-        toClose.add(client);
-        return client;
+        return zk.closeAfterTest(settings().connectClient());
     }
 
     @Test
     void anOpenRootAndOpenNodesAreRepairedWhenTheCredentialsAllow() throws Exception
     {
         // created by hand, as zkCli would: open to anyone
-        final CuratorFramework stranger = anonymous();
+        final CuratorFramework stranger = zk.anonymousClient();
         stranger.create().creatingParentsIfNeeded().withACL(OPEN)
             .forPath(ROOT + "/producer-ids", new byte[8]);
         stranger.create().withACL(READ_ONLY).forPath(ROOT + "/cluster-id",
@@ -118,7 +85,7 @@ class ZooKeeperRootCheckTest
     void aNodeOfSomeoneElseThatIsOpenIsRefusedWithItsPath() throws Exception
     {
         final Id other = new Id("digest", DigestAuthenticationProvider.generateDigest("other:secret"));
-        final CuratorFramework stranger = anonymous();
+        final CuratorFramework stranger = zk.anonymousClient();
         stranger.create().creatingParentsIfNeeded().withACL(OPEN).forPath(ROOT + "/partitions");
         // writable by anyone, but only another identity may change its ACL
         stranger.create().withACL(new ArrayList<>(List.of(new ACL(ZooDefs.Perms.READ | ZooDefs.Perms.WRITE,
