@@ -17,7 +17,6 @@ public final class FrameReader
     private final HmacSha256 mac;
     private final int clusterHash;
     private final byte[] tag = new byte[HmacSha256.LENGTH];
-    private final byte[] stream = new byte[4];
     private DirectBuffer buffer;
     private int offset;
     private int length;
@@ -59,12 +58,8 @@ public final class FrameReader
             {
                 return foreign ? EdgeCounters.Reason.FOREIGN_CLUSTER : EdgeCounters.Reason.UNAUTHENTICATED;
             }
-            stream[0] = (byte)streamId;
-            stream[1] = (byte)(streamId >>> 8);
-            stream[2] = (byte)(streamId >>> 16);
-            stream[3] = (byte)(streamId >>> 24);
             mac.begin();
-            mac.update(stream, 0, 4);
+            mac.updateInt(streamId);
             mac.update(buffer, offset, TAG_OFFSET);
             mac.update(buffer, offset + HEADER_LENGTH, length - HEADER_LENGTH);
             mac.finish(tag, 0);

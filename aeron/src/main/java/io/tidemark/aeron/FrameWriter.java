@@ -21,7 +21,6 @@ public final class FrameWriter
     private final HmacSha256 mac;
     private final UnsafeBuffer header;
     private final byte[] tag = new byte[HmacSha256.LENGTH];
-    private final byte[] stream = new byte[4];
     private final int maxPrefixLength;
     private long sequence;
     private volatile long senderEpoch;
@@ -104,12 +103,8 @@ public final class FrameWriter
         if (null != mac)
         {
             final int streamId = publication.streamId();
-            stream[0] = (byte)streamId;
-            stream[1] = (byte)(streamId >>> 8);
-            stream[2] = (byte)(streamId >>> 16);
-            stream[3] = (byte)(streamId >>> 24);
             mac.begin();
-            mac.update(stream, 0, 4);
+            mac.updateInt(streamId);
             mac.update(header.byteArray(), 0, TAG_OFFSET);
             mac.update(header.byteArray(), HEADER_LENGTH, prefixLength);
             if (length > 0)

@@ -28,6 +28,7 @@ public final class HmacSha256
     private final byte[] outerPad = new byte[BLOCK];
     private final byte[] innerHash = new byte[LENGTH];
     private final byte[] chunk = new byte[CHUNK];
+    private final byte[] intBytes = new byte[Integer.BYTES];
 
     /** @param key the secret; any length (a key longer than the block is hashed first, as RFC 2104 says). */
     HmacSha256(final byte[] key)
@@ -80,6 +81,16 @@ public final class HmacSha256
             inner.update(chunk, 0, n);
             done += n;
         }
+    }
+
+    /** Add an int as 4 bytes, little-endian (a frame's stream id: {@link FrameDescriptor}). */
+    public void updateInt(final int value)
+    {
+        intBytes[0] = (byte)value;
+        intBytes[1] = (byte)(value >>> 8);
+        intBytes[2] = (byte)(value >>> 16);
+        intBytes[3] = (byte)(value >>> 24);
+        inner.update(intBytes, 0, Integer.BYTES);
     }
 
     /** Add bytes of an array. */

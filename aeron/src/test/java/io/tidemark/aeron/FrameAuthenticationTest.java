@@ -69,6 +69,20 @@ class FrameAuthenticationTest
     }
 
     @Test
+    void aStreamIdIsTaggedAsFourLittleEndianBytes() throws Exception
+    {
+        final byte[] key = "stream-id-key".getBytes(StandardCharsets.US_ASCII);
+        final Mac jdk = Mac.getInstance("HmacSHA256");
+        jdk.init(new SecretKeySpec(key, "HmacSHA256"));
+        final HmacSha256 mac = new HmacSha256(key);
+        mac.begin();
+        mac.updateInt(0x0A0B0C0D);
+        final byte[] out = new byte[32];
+        mac.finish(out, 0);
+        assertArrayEquals(jdk.doFinal(new byte[] {0x0D, 0x0C, 0x0B, 0x0A}), out, "the layout FrameDescriptor draws");
+    }
+
+    @Test
     void secretFileMustBeReadableByItsOwnerOnly() throws Exception
     {
         final Path file = tmp.resolve("secret");
