@@ -27,16 +27,6 @@ class ConsumerReadTest
     @TempDir
     Path root;
 
-    private static List<String> drain(final Consumer consumer)
-    {
-        final List<String> out = new ArrayList<>();
-        while (consumer.poll((tp, r) -> out.add(r.valueAsString())) > 0)
-        {
-            // read on
-        }
-        return out;
-    }
-
     @Test
     void neverDeliversARecordAtOrAboveTheHighWatermark()
     {
@@ -97,20 +87,20 @@ class ConsumerReadTest
             {
                 consumer.assign(List.of(tp));
                 assertEquals(11, consumer.position(tp), "latest by default: the high watermark");
-                assertEquals(List.of(), drain(consumer));
+                assertEquals(List.of(), Logs.drain(consumer));
                 consumer.seekToBeginning(List.of(tp));
-                assertEquals(11, drain(consumer).size());
+                assertEquals(11, Logs.drain(consumer).size());
                 consumer.seek(tp, 7);
-                assertEquals(List.of("v7", "v8", "v9", "now"), drain(consumer));
+                assertEquals(List.of("v7", "v8", "v9", "now"), Logs.drain(consumer));
                 consumer.seekToTimestamp(tp, start + 4500);
                 assertEquals(5, consumer.position(tp), "the first record at or after the time, by the time index");
-                assertEquals("v5", drain(consumer).get(0));
+                assertEquals("v5", Logs.drain(consumer).get(0));
                 consumer.seekToTimestamp(tp, d.clock.time() + 60_000);
                 assertEquals(11, consumer.position(tp), "nothing that recent: the end");
                 consumer.seekToEnd(List.of(tp));
                 assertEquals(11, consumer.position(tp), "resolved lazily, like Kafka's: here, by position()");
                 producer.send(record.value("after").timestamp(BatchClaim.NOW));
-                assertEquals(List.of("after"), drain(consumer));
+                assertEquals(List.of("after"), Logs.drain(consumer));
                 assertThrows(IllegalStateException.class, () -> consumer.seek(new TopicPartition("t", 3), 0));
                 assertThrows(IllegalArgumentException.class, () -> consumer.seek(tp, -1));
             }

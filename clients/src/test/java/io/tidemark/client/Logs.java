@@ -7,7 +7,7 @@ import io.tidemark.replication.TopicPartition;
 import java.util.ArrayList;
 import java.util.List;
 
-/** Test helpers reading what a partition holds. */
+/** Test helpers reading what a partition holds, and what a consumer gets. */
 final class Logs
 {
     private Logs()
@@ -25,6 +25,17 @@ final class Logs
             {
                 // read on
             }
+        }
+        return out;
+    }
+
+    /** @return what the consumer polls until a poll returns nothing, as text. */
+    static List<String> drain(final Consumer consumer)
+    {
+        final List<String> out = new ArrayList<>();
+        while (consumer.poll((tp, r) -> out.add(r.valueAsString())) > 0)
+        {
+            // read on
         }
         return out;
     }

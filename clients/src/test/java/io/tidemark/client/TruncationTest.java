@@ -23,16 +23,6 @@ class TruncationTest
     @TempDir
     Path root;
 
-    private static List<String> drain(final Consumer consumer)
-    {
-        final List<String> out = new ArrayList<>();
-        while (consumer.poll((tp, r) -> out.add(r.valueAsString())) > 0)
-        {
-            // read on
-        }
-        return out;
-    }
-
     private static ConsumerContext group(final ConsumerContext.AutoOffsetReset policy)
     {
         return new ConsumerContext().groupId("g").autoOffsetReset(policy);
@@ -58,7 +48,7 @@ class TruncationTest
             {
                 reader.assign(List.of(tp));
                 reader.seekToBeginning(List.of(tp));
-                assertEquals(List.of("lost"), drain(reader));
+                assertEquals(List.of("lost"), Logs.drain(reader));
                 reader.commitSync();
 
                 d.cluster.killHost(leader);
@@ -90,12 +80,12 @@ class TruncationTest
             try (Consumer earliest = new Consumer(d.cluster, group(ConsumerContext.AutoOffsetReset.EARLIEST)))
             {
                 earliest.assign(List.of(tp));
-                assertEquals(List.of("new-0", "new-1", "new-2"), drain(earliest), "reset to the start: nothing skipped");
+                assertEquals(List.of("new-0", "new-1", "new-2"), Logs.drain(earliest), "reset to the start: nothing skipped");
             }
             try (Consumer latest = new Consumer(d.cluster, group(ConsumerContext.AutoOffsetReset.LATEST)))
             {
                 latest.assign(List.of(tp));
-                assertEquals(List.of(), drain(latest));
+                assertEquals(List.of(), Logs.drain(latest));
                 assertEquals(3, latest.position(tp), "reset to the high watermark, as the policy asks");
             }
         }
@@ -120,7 +110,7 @@ class TruncationTest
                     {
                         producer.send(record.value("r" + round + "-" + i));
                     }
-                    read.addAll(drain(consumer));
+                    read.addAll(Logs.drain(consumer));
                     consumer.commitSync();
                     final int old = d.leader(tp);
                     d.cluster.killHost(old);
