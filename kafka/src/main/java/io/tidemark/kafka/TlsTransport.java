@@ -86,14 +86,11 @@ final class TlsTransport implements Transport
     {
         while (!eof)
         {
-            if (netIn.position() == 0 || needMoreNet)
+            final SSLEngineResult result = readAndUnwrap();
+            if (null == result)
             {
-                if (readSocket() <= 0)
-                {
-                    return;
-                }
+                return;
             }
-            final SSLEngineResult result = unwrap();
             switch (result.getStatus())
             {
                 case OK ->
@@ -115,8 +112,7 @@ final class TlsTransport implements Transport
                     {
                         return;
                     }
-                    appIn = grow(appIn, Math.max(appIn.capacity() * 2, engine.getSession()
-                        .getApplicationBufferSize()));
+                    growAppIn();
                 }
                 case CLOSED -> eof = true;
                 default -> throw new SSLException("unexpected unwrap status " + result.getStatus());
@@ -182,14 +178,11 @@ final class TlsTransport implements Transport
                         {
                             return;
                         }
-                        if (netIn.position() == 0 || needMoreNet)
+                        final SSLEngineResult result = readAndUnwrap();
+                        if (null == result)
                         {
-                            if (readSocket() <= 0)
-                            {
-                                return;
-                            }
+                            return;
                         }
-                        final SSLEngineResult result = unwrap();
                         switch (result.getStatus())
                         {
                             case OK ->
@@ -205,8 +198,7 @@ final class TlsTransport implements Transport
                                 }
                             }
                             case BUFFER_UNDERFLOW -> needMoreNet = true;
-                            case BUFFER_OVERFLOW -> appIn = grow(appIn, Math.max(appIn.capacity() * 2,
-                                engine.getSession().getApplicationBufferSize()));
+                            case BUFFER_OVERFLOW -> growAppIn();
                             case CLOSED ->
                             {
                                 eof = true;
@@ -275,6 +267,26 @@ final class TlsTransport implements Transport
         {
             // best effort: the connection closes anyway
         }
+    }
+
+    /**
+     * Unwrap from {@link #netIn}, reading the socket first when it holds nothing or only part of a record.
+     *
+     * @return the engine's result, or null when the socket has nothing more for now (or the stream ended).
+     */
+    private SSLEngineResult readAndUnwrap() throws IOException
+    {
+        if ((netIn.position() == 0 || needMoreNet) && readSocket() <= 0)
+        {
+            return null;
+        }
+        return unwrap();
+    }
+
+    /** Make room for a record's plaintext: double {@link #appIn}, to at least the session's application size. */
+    private void growAppIn()
+    {
+        appIn = grow(appIn, Math.max(appIn.capacity() * 2, engine.getSession().getApplicationBufferSize()));
     }
 
     private SSLEngineResult unwrap() throws SSLException
