@@ -40,8 +40,19 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class RequestMemoryTest
 {
+    /** The raw-socket tests' request budget ({@code kafka.queued.max.request.bytes}) and request size. */
+    private static final int BUDGET = 64 * 1024;
+    private static final int FRAME = 40_000;
+
     @TempDir
     Path root;
+
+    /** One listener on an ephemeral port, requests up to 1 MiB, {@link #BUDGET} bytes of them queued at most. */
+    private static KafkaContext budgeted()
+    {
+        return new KafkaContext().listener("127.0.0.1:0").maxRequestBytes(1024 * 1024).queuedMaxRequestBytes(BUDGET)
+            .errorLogIntervalMs(60_000);
+    }
 
     private static byte[] prefix(final int size)
     {
@@ -58,11 +69,8 @@ class RequestMemoryTest
     @Test
     void aConnectionWaitsForBudgetAndAnOversizedRequestIsRefused() throws Exception
     {
-        final int budget = 64 * 1024;
-        final int frame = 40_000;
         try (ReplicationCluster cluster = ReplicationCluster.start(root, 1, new ReplicationContext());
-             InProcessKafka kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
-                 .maxRequestBytes(1024 * 1024).queuedMaxRequestBytes(budget).errorLogIntervalMs(60_000)))
+             InProcessKafka kafka = InProcessKafka.start(cluster, budgeted()))
         {
             final KafkaListener listener = kafka.listener(0);
             final int port = listener.port();
@@ -70,36 +78,36 @@ class RequestMemoryTest
             {
                 // A announces 40000 bytes and sends 100: the listener holds 40000 of the budget for it
                 final OutputStream outA = a.getOutputStream();
-                outA.write(prefix(frame));
+                outA.write(prefix(FRAME));
                 outA.write(garbage(100));
                 outA.flush();
-                assertTrue(await(() -> listener.queuedRequestBytes() == frame, 30_000),
+                assertTrue(await(() -> listener.queuedRequestBytes() == FRAME, 30_000),
                     "A's request is reserved: " + listener.queuedRequestBytes());
 
                 // B sends a whole 40000-byte request: it does not fit beside A's, so B is not read
                 final OutputStream outB = b.getOutputStream();
-                outB.write(prefix(frame));
-                outB.write(garbage(frame));
+                outB.write(prefix(FRAME));
+                outB.write(garbage(FRAME));
                 outB.flush();
                 assertTrue(await(() -> listener.memoryWaiters() == 1, 30_000), "B waits for budget");
                 assertEquals(1, listener.memoryMutes());
-                assertEquals(frame, listener.queuedRequestBytes(), "no buffer for B while it waits");
+                assertEquals(FRAME, listener.queuedRequestBytes(), "no buffer for B while it waits");
                 assertEquals(0, listener.badFrames());
 
                 // A's request completes (a bad frame: closed), its bytes come back, and B is read
-                outA.write(garbage(frame - 100));
+                outA.write(garbage(FRAME - 100));
                 outA.flush();
                 assertTrue(closedByPeer(a, 30_000));
                 assertTrue(closedByPeer(b, 30_000), "B was read once A's bytes came back (and closed: garbage)");
                 assertEquals(2, listener.badFrames());
                 assertTrue(await(() -> listener.queuedRequestBytes() == 0, 30_000));
                 assertEquals(0, listener.memoryWaiters());
-                assertTrue(listener.maxQueuedRequestBytes() <= budget);
+                assertTrue(listener.maxQueuedRequestBytes() <= BUDGET);
             }
             try (Socket c = new Socket("127.0.0.1", port))
             {
                 // within kafka.max.request.bytes, above the whole budget: refused at its size prefix
-                c.getOutputStream().write(prefix(budget + 1));
+                c.getOutputStream().write(prefix(BUDGET + 1));
                 assertTrue(closedByPeer(c, 30_000));
                 assertEquals(3, listener.badFrames());
             }
@@ -116,12 +124,8 @@ class RequestMemoryTest
     @Test
     void aRequestThatStallsHalfWayIsClosedAndItsBudgetComesBack() throws Exception
     {
-        final int budget = 64 * 1024;
-        final int frame = 40_000;
         try (ReplicationCluster cluster = ReplicationCluster.start(root, 1, new ReplicationContext());
-             InProcessKafka kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
-                 .maxRequestBytes(1024 * 1024).queuedMaxRequestBytes(budget).requestReadTimeoutMs(3_000)
-                 .errorLogIntervalMs(60_000)))
+             InProcessKafka kafka = InProcessKafka.start(cluster, budgeted().requestReadTimeoutMs(3_000)))
         {
             final KafkaListener listener = kafka.listener(0);
             final int port = listener.port();
@@ -130,10 +134,10 @@ class RequestMemoryTest
             try (Socket stalled = new Socket("127.0.0.1", port); Admin admin = Admin.create(adminProps))
             {
                 final OutputStream out = stalled.getOutputStream();
-                out.write(prefix(frame));
+                out.write(prefix(FRAME));
                 out.write(garbage(100));
                 out.flush();
-                assertTrue(await(() -> listener.queuedRequestBytes() == frame, 30_000),
+                assertTrue(await(() -> listener.queuedRequestBytes() == FRAME, 30_000),
                     "the stalled request is reserved: " + listener.queuedRequestBytes());
 
                 // another client is served meanwhile, its requests fitting beside the stalled one's
@@ -168,25 +172,21 @@ class RequestMemoryTest
     @Test
     void waitingForBudgetDoesNotCountAgainstTheReadTimeout() throws Exception
     {
-        final int budget = 64 * 1024;
-        final int frame = 40_000;
         final long timeoutMs = 4_000;
         try (ReplicationCluster cluster = ReplicationCluster.start(root, 1, new ReplicationContext());
-             InProcessKafka kafka = InProcessKafka.start(cluster, new KafkaContext().listener("127.0.0.1:0")
-                 .maxRequestBytes(1024 * 1024).queuedMaxRequestBytes(budget).requestReadTimeoutMs(timeoutMs)
-                 .errorLogIntervalMs(60_000)))
+             InProcessKafka kafka = InProcessKafka.start(cluster, budgeted().requestReadTimeoutMs(timeoutMs)))
         {
             final KafkaListener listener = kafka.listener(0);
             final int port = listener.port();
             try (Socket stalled = new Socket("127.0.0.1", port); Socket waiting = new Socket("127.0.0.1", port))
             {
-                stalled.getOutputStream().write(prefix(frame));
+                stalled.getOutputStream().write(prefix(FRAME));
                 stalled.getOutputStream().write(garbage(100));
                 stalled.getOutputStream().flush();
-                assertTrue(await(() -> listener.queuedRequestBytes() == frame, 30_000));
+                assertTrue(await(() -> listener.queuedRequestBytes() == FRAME, 30_000));
                 final long waitStarted = System.currentTimeMillis();
-                waiting.getOutputStream().write(prefix(frame));
-                waiting.getOutputStream().write(garbage(frame));
+                waiting.getOutputStream().write(prefix(FRAME));
+                waiting.getOutputStream().write(garbage(FRAME));
                 waiting.getOutputStream().flush();
                 assertTrue(await(() -> listener.memoryWaiters() == 1, 30_000), "the second waits for budget");
 
