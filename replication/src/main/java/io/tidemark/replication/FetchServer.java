@@ -196,7 +196,7 @@ final class FetchServer
             return;
         }
         follower.onFetch(fetchOffset, leaderEnd, now); // supersedes an answer still being retried
-        final int[] expanded = leader.expandCandidate(follower);
+        final int[] expanded = leader.expandCandidate(follower, now, ctx.replicaLagTimeMaxMs());
         if (null != expanded)
         {
             isrChanges.request(replica, leader, expanded);

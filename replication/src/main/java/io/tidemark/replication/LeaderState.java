@@ -177,10 +177,23 @@ final class LeaderState
     }
 
     /**
-     * @return the ISR plus {@code follower} when it may join: caught up to the high watermark and to the start of
-     *         this leader's epoch, from its current incarnation; null otherwise.
+     * A follower may join the ISR once it holds the high watermark and the start of this leader's epoch (from its
+     * current incarnation), and only if the time rule of {@link #shrinkCandidate} would not take it out again at once:
+     * it is at the leader's log end, or was caught up within {@code lagMaxMs}. Without that second condition a
+     * follower far behind joined as soon as it passed a high watermark that had stopped (the ISR below
+     * {@code min.insync.replicas} holds the high watermark where it was), left at the next ISR check (it had not been
+     * caught up for longer than the lag time), joined again at its next fetch, and so on every 100-200 ms: each
+     * spell in the ISR let acks=all writes in and moved the log end it had to reach, so a follower that copied more
+     * slowly than those spells' writes never caught up (session 6: after an acks=1 burst, acks=all gave 0 records/s).
+     * Kafka's rule is the same in effect: its high watermark follows the leader's log end while the ISR is the
+     * leader alone, so a follower that reaches it is caught up.
+     *
+     * @param follower the follower, after {@link FollowerState#onFetch} of its latest fetch.
+     * @param nowMs    the time.
+     * @param lagMaxMs {@code replica.lag.time.max.ms}.
+     * @return the ISR plus {@code follower} when it may join; null otherwise.
      */
-    int[] expandCandidate(final FollowerState follower)
+    int[] expandCandidate(final FollowerState follower, final long nowMs, final long lagMaxMs)
     {
         if (null != pendingIsr || PartitionState.contains(isr, follower.hostId))
         {
@@ -190,6 +203,10 @@ final class LeaderState
         if (leo < 0 || leo < highWatermark.get() || leo < epochStartOffset)
         {
             return null;
+        }
+        if (leo < log.logEndOffset() && nowMs - follower.lastCaughtUpTimeMs > lagMaxMs)
+        {
+            return null; // would leave again at the next check: joins once caught up
         }
         final int[] next = Arrays.copyOf(isr, isr.length + 1);
         next[isr.length] = follower.hostId;

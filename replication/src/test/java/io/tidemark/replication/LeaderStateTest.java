@@ -134,8 +134,8 @@ class LeaderStateTest
         hw.advanceTo(16);
         append(100);
         leader.follower(2).onFetch(16, 116, 1003);
-        assertArrayEquals(new int[]{ 0, 1, 2 }, leader.expandCandidate(leader.follower(2)),
-            "joining is unchanged: caught up to the HW and the epoch start, however far behind the log end");
+        assertArrayEquals(new int[]{ 0, 1, 2 }, leader.expandCandidate(leader.follower(2), 1003, 1000),
+            "joining is unchanged by count: caught up to the HW and the epoch start, however far behind the log end");
     }
 
     @Test
@@ -157,11 +157,43 @@ class LeaderStateTest
         leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 1 }, new int[0], new int[0], 0, 3, 8));
         hw.advanceTo(1010);
         leader.follower(2).onFetch(1005, 1010, 9000);
-        assertNull(leader.expandCandidate(leader.follower(2)), "below the HW: not yet");
+        assertNull(leader.expandCandidate(leader.follower(2), 9001, 1000), "below the HW: not yet");
         leader.follower(2).onFetch(1010, 1010, 9001);
-        assertArrayEquals(new int[]{ 0, 1, 2 }, leader.expandCandidate(leader.follower(2)));
+        assertArrayEquals(new int[]{ 0, 1, 2 }, leader.expandCandidate(leader.follower(2), 9001, 1000));
         leader.follower(2).resetForIncarnation(2, 9002);
-        assertNull(leader.expandCandidate(leader.follower(2)), "nothing known from the new incarnation yet");
+        assertNull(leader.expandCandidate(leader.follower(2), 9001, 1000), "nothing known from the new incarnation yet");
+    }
+
+    /**
+     * The ISR is the leader alone (below min.insync.replicas=2), so the high watermark has stopped where it was; a
+     * follower far behind passes it long before it reaches the log end. Joining then would end at the next ISR
+     * check (not caught up for longer than the lag time), and the ISR would flap at every fetch after that (session
+     * 6's failure after an acks=1 burst): it joins once caught up, and then the lag rule keeps it.
+     */
+    @Test
+    void aFollowerPastAStoppedHighWatermarkJoinsOnlyOnceCaughtUp()
+    {
+        append(10);
+        final LeaderState leader = new LeaderState(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0 },
+            new int[0], new int[0], 0, 3, 7), 0, log, hw, 0, 2, 1000);
+        hw.advanceTo(5);
+        leader.follower(2).onFetch(2, 10, 1000); // the last fetch while it was behind
+        append(1_000); // an acks=1 burst it did not keep up with
+        leader.follower(2).onFetch(8, 1010, 5000);
+        assertNull(leader.expandCandidate(leader.follower(2), 5000, 1000),
+            "past the stopped HW, 1002 records behind, last caught up 4 s ago: would leave at the next check");
+        leader.follower(2).onFetch(900, 1010, 5001);
+        assertNull(leader.expandCandidate(leader.follower(2), 5001, 1000), "still behind");
+        leader.follower(2).onFetch(1010, 1010, 5002);
+        final int[] joined = leader.expandCandidate(leader.follower(2), 5002, 1000);
+        assertArrayEquals(new int[]{ 0, 2 }, joined, "at the log end: joins");
+        leader.requestChange(joined, 5002);
+        leader.apply(new PartitionState(0, TP, new int[]{ 0, 1, 2 }, new int[]{ 0, 2 }, new int[0], new int[0], 0, 3,
+            8));
+        append(50);
+        leader.follower(2).onFetch(1010, 1060, 5100); // under a stream: caught up as of its previous fetch
+        assertNull(leader.shrinkCandidate(5900, 1000, 0), "and stays while it keeps up");
+        assertNull(leader.expandCandidate(leader.follower(1), 5900, 1000), "host 1 has never fetched in this epoch");
     }
 
     @Test
