@@ -9,29 +9,21 @@ import org.agrona.DirectBuffer;
 import java.util.List;
 
 /**
- * The producer's view of the cluster: a {@link ClusterConnection} with faults injected in tests
- * ({@link ProduceFaults}). Thread-safe.
+ * The producer's view of the cluster: a {@link ClusterConnection} and what the producer asks of it. Tests inject
+ * faults by decorating the connection they give the producer. Thread-safe.
  */
 final class ClusterChannel
 {
     private final ClusterConnection connection;
-    private final ProduceFaults faults;
 
-    ClusterChannel(final ClusterConnection connection, final ProduceFaults faults)
+    ClusterChannel(final ClusterConnection connection)
     {
         this.connection = connection;
-        this.faults = faults;
     }
 
     int register(final ProduceListener listener)
     {
-        return connection.register((tp, correlationId, baseOffset, error) ->
-        {
-            if (!faults.dropResponse(tp, correlationId, error))
-            {
-                listener.onComplete(tp, correlationId, baseOffset, error);
-            }
-        });
+        return connection.register(listener);
     }
 
     void unregister(final int session)
@@ -41,12 +33,8 @@ final class ClusterChannel
 
     ReplicationError send(final int session, final TopicPartition tp, final int partitionId,
         final long correlationId, final int acks, final int timeoutMs, final long producerId, final short epoch,
-        final int sequence, final int attempt, final DirectBuffer records, final int length)
+        final int sequence, final DirectBuffer records, final int length)
     {
-        if (faults.dropRequest(tp, correlationId, attempt, sequence))
-        {
-            return ReplicationError.NONE;
-        }
         return connection.send(session, tp, partitionId, correlationId, acks, timeoutMs, producerId, epoch, sequence,
             records, length);
     }

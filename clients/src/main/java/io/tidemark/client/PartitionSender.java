@@ -320,7 +320,7 @@ final class PartitionSender
         for (ProducerBatch batch = queued.peek(); null != batch && now >= batch.retryAtMs; batch = queued.peek())
         {
             final ReplicationError result = agent.channel().send(agent.session(), tp, source.partitionId,
-                agent.nextCorrelationId(), Acks.NONE, agent.requestTimeoutMs(), -1, (short)-1, -1, batch.attempts + 1, batch.buffer,
+                agent.nextCorrelationId(), Acks.NONE, agent.requestTimeoutMs(), -1, (short)-1, -1, batch.buffer,
                 batch.length);
             work++;
             if (result == ReplicationError.NONE)
@@ -347,8 +347,8 @@ final class PartitionSender
         final long correlationId = agent.nextCorrelationId();
         final long target = agent.channel().leaderInstance(source.partitionId);
         final ReplicationError result = agent.channel().send(agent.session(), tp, source.partitionId, correlationId,
-            acks, agent.requestTimeoutMs(), batch.producerId, batch.epoch, batch.sequence, batch.attempts + 1,
-            batch.buffer, batch.length);
+            acks, agent.requestTimeoutMs(), batch.producerId, batch.epoch, batch.sequence, batch.buffer,
+            batch.length);
         if (result == ReplicationError.NONE)
         {
             batch.attempts++;

@@ -61,7 +61,7 @@ public final class Producer implements AutoCloseable
      */
     public Producer(final ReplicationCluster cluster, final ProducerContext ctx)
     {
-        this(cluster, ctx, ProduceFaults.NONE);
+        this(ClusterConnection.of(cluster), ctx);
     }
 
     /**
@@ -74,16 +74,6 @@ public final class Producer implements AutoCloseable
      */
     public Producer(final ClusterConnection connection, final ProducerContext ctx)
     {
-        this(connection, ctx, ProduceFaults.NONE);
-    }
-
-    Producer(final ReplicationCluster cluster, final ProducerContext ctx, final ProduceFaults faults)
-    {
-        this(ClusterConnection.of(cluster), ctx, faults);
-    }
-
-    Producer(final ClusterConnection connection, final ProducerContext ctx, final ProduceFaults faults)
-    {
         this.ctx = ctx.conclude();
         final int queueMax = connection.maxRequestBytes();
         if (ctx.batchSize() > queueMax)
@@ -95,7 +85,7 @@ public final class Producer implements AutoCloseable
         this.clock = null != ctx.epochClock() ? ctx.epochClock() : connection.epochClock();
         this.errorHandler = null != ctx.errorHandler() ? ctx.errorHandler() :
             (t) -> LOGGER.log(System.Logger.Level.ERROR, "producer error", t);
-        final ClusterChannel channel = new ClusterChannel(connection, faults);
+        final ClusterChannel channel = new ClusterChannel(connection);
         this.pool = new BufferPool(ctx.bufferMemory(), ctx.batchSize(), clock);
         this.accumulator = new RecordAccumulator(channel, ctx, pool);
         this.sender = new Sender(ctx, channel, accumulator, pool, clock, errorHandler);

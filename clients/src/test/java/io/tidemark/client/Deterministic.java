@@ -62,13 +62,15 @@ final class Deterministic implements AutoCloseable
     /** A producer run by the steps of this harness; a blocked call (sync send, flush) steps the clock by 1 ms. */
     Producer producer(final ProducerContext ctx, final ProduceFaults faults)
     {
-        final Producer producer = new Producer(cluster, ctx.agentMode(ProducerContext.AgentMode.INVOKER)
+        final ClusterConnection connection = ClusterConnection.of(cluster);
+        final Producer producer = new Producer(faults == ProduceFaults.NONE ? connection :
+            new FaultInjectingConnection(connection, faults), ctx.agentMode(ProducerContext.AgentMode.INVOKER)
             .errorHandler(errors::add)
             .invokerIdleAction(() ->
             {
                 cluster.invokeAgents();
                 clock.advance(1);
-            }), faults);
+            }));
         producers.add(producer);
         return producer;
     }

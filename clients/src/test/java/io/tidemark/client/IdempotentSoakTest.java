@@ -85,8 +85,9 @@ class IdempotentSoakTest
             final RandomDrops faults = new RandomDrops();
             final Outcomes outcomes = new Outcomes();
             final List<Throwable> errors = new java.util.concurrent.CopyOnWriteArrayList<>();
-            final Producer producer = new Producer(cluster, new ProducerContext().requestTimeoutMs(300)
-                .retryBackoffMs(20).lingerMs(1).batchSize(1024).errorHandler(errors::add), faults);
+            final Producer producer = new Producer(
+                new FaultInjectingConnection(ClusterConnection.of(cluster), faults), new ProducerContext()
+                .requestTimeoutMs(300).retryBackoffMs(20).lingerMs(1).batchSize(1024).errorHandler(errors::add));
             final List<Thread> senders = new ArrayList<>();
             for (int t = 0; t < THREADS; t++)
             {

@@ -4,9 +4,9 @@ import io.tidemark.replication.ReplicationError;
 import io.tidemark.replication.TopicPartition;
 
 /**
- * Fault injection between the producer and the partition leaders, for tests: drop a request before it reaches the
- * leader's queue, or drop the leader's answer. Either way the producer sees no answer and, after its local request
- * deadline, resends. Called on the producer's agent thread (requests) and the leader's agent thread (answers).
+ * Fault injection between the producer and the partition leaders, through a {@link FaultInjectingConnection}: drop a
+ * request before it reaches the leader's queue, or drop the leader's answer. Either way the producer sees no answer
+ * and, after its local request deadline, resends. Called on the producer's agent thread (requests) and the leader's agent thread (answers).
  */
 interface ProduceFaults
 {
