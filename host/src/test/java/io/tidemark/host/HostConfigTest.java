@@ -16,17 +16,25 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Every value of a host's and a client's configuration is checked before anything starts. */
 class HostConfigTest
 {
-    private static Properties good()
+    /** What a client and a host of the cluster both name: the cluster and its ZooKeeper. */
+    private static Properties cluster()
     {
         final Properties p = new Properties();
-        p.setProperty("host.id", "1");
-        p.setProperty("host.dir", "/tmp/tidemark-config-test");
         p.setProperty("cluster.id", "prod-eu");
-        p.setProperty("cluster.hosts", "0@10.0.0.1:40100,1@10.0.0.2:40100,2@10.0.0.3:40100");
         p.setProperty("zookeeper.connect", "10.0.0.9:2181");
         p.setProperty("zookeeper.root", "/tidemark/prod-eu");
         p.setProperty("zookeeper.user", "tidemark");
         p.setProperty("zookeeper.password", "secret");
+        return p;
+    }
+
+    /** A valid host configuration, without a secret. */
+    private static Properties good()
+    {
+        final Properties p = cluster();
+        p.setProperty("host.id", "1");
+        p.setProperty("host.dir", "/tmp/tidemark-config-test");
+        p.setProperty("cluster.hosts", "0@10.0.0.1:40100,1@10.0.0.2:40100,2@10.0.0.3:40100");
         p.setProperty("min.insync.replicas", "2");
         p.setProperty("cluster.insecure", "true");
         return p;
@@ -101,12 +109,7 @@ class HostConfigTest
         "host.id|1|host.id"})
     void aBadClientValueNamesItsKey(final String key, final String value, final String expectedKey)
     {
-        final Properties p = new Properties();
-        p.setProperty("cluster.id", "prod-eu");
-        p.setProperty("zookeeper.connect", "10.0.0.9:2181");
-        p.setProperty("zookeeper.root", "/tidemark/prod-eu");
-        p.setProperty("zookeeper.user", "tidemark");
-        p.setProperty("zookeeper.password", "secret");
+        final Properties p = cluster();
         p.setProperty("cluster.insecure", "true");
         p.setProperty(key, null == value ? "" : value);
         final ConfigException ex = assertThrows(ConfigException.class, () -> ClientConfig.fromProperties(p));
@@ -138,12 +141,7 @@ class HostConfigTest
         assertTrue(open.getMessage().contains("owner only"), open.getMessage());
         assertFalse(open.getMessage().contains(content));
 
-        final Properties client = new Properties();
-        client.setProperty("cluster.id", "prod-eu");
-        client.setProperty("zookeeper.connect", "10.0.0.9:2181");
-        client.setProperty("zookeeper.root", "/tidemark/prod-eu");
-        client.setProperty("zookeeper.user", "tidemark");
-        client.setProperty("zookeeper.password", "secret");
+        final Properties client = cluster();
         client.setProperty("cluster.secret.file", secret.toString());
         assertEquals("cluster.secret.file", assertThrows(ConfigException.class,
             () -> ClientConfig.fromProperties(client)).key(), "a client refuses an open secret file too");
