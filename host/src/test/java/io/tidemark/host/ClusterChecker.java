@@ -70,6 +70,25 @@ final class ClusterChecker
     }
 
     /**
+     * The end of a drill on one partition: take its high watermark and last state, stop every host, and check each
+     * replica's files against the acknowledgements ({@link #checkReplicas}).
+     *
+     * @return the high watermark the replicas were checked against.
+     */
+    static long stopAllAndCheckReplicas(final ProcessCluster cluster, final String topic,
+        final int partition, final Map<Long, String> acked) throws InterruptedException
+    {
+        final long highWatermark = highWatermark(cluster.client(), topic, partition);
+        final PartitionState last = cluster.state(topic, partition);
+        for (int id = 0; id < cluster.hostCount(); id++)
+        {
+            cluster.stop(id);
+        }
+        checkReplicas(cluster, topic, partition, last, highWatermark, acked);
+        return highWatermark;
+    }
+
+    /**
      * Re-read each replica's files (hosts stopped) and check them against the acknowledgements.
      *
      * @param state         the partition's last state (its ISR).

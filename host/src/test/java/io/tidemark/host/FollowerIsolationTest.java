@@ -1,10 +1,5 @@
 package io.tidemark.host;
 
-import io.tidemark.client.remote.TidemarkClient;
-import io.tidemark.client.Producer;
-import io.tidemark.client.ProducerContext;
-import io.tidemark.client.ProducerRecord;
-import io.tidemark.replication.Acks;
 import io.tidemark.replication.protocol.PartitionState;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -12,9 +7,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Properties;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -44,33 +37,12 @@ class FollowerIsolationTest
         try (ProcessCluster cluster = new ProcessCluster(tmp, 3, replication))
         {
             cluster.start();
-            final TidemarkClient client = cluster.client();
-            client.createTopic(TOPIC, 1, 3, 30_000);
-            assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, 0).isr().length == 3, 30_000));
+            cluster.createTopicInSync(TOPIC, 1);
 
-            final Map<Long, String> acked = new ConcurrentHashMap<>();
-            final AtomicBoolean producing = new AtomicBoolean(true);
-            try (Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL)
-                .enableIdempotence(true).requestTimeoutMs(2_000).deliveryTimeoutMs(60_000)))
+            final Map<Long, String> acked;
+            try (BackgroundWriter writer = new BackgroundWriter(cluster.client(), TOPIC, 0, "isolation-test-producer"))
             {
-                final Thread writer = new Thread(() ->
-                {
-                    final ProducerRecord record = new ProducerRecord().topic(TOPIC).partition(0);
-                    for (int i = 0; producing.get(); i++)
-                    {
-                        final String value = "r-" + i;
-                        acked.put(producer.send(record.value(value)), value);
-                        try
-                        {
-                            Thread.sleep(2);
-                        }
-                        catch (final InterruptedException ex)
-                        {
-                            return;
-                        }
-                    }
-                });
-                writer.start();
+                acked = writer.acked;
                 assertTrue(ProcessCluster.await(() -> acked.size() > 100, 30_000));
 
                 final PartitionState before = cluster.state(TOPIC, 0);
@@ -95,17 +67,11 @@ class FollowerIsolationTest
                     "the healed follower rejoins the ISR: " + cluster.state(TOPIC, 0));
                 System.out.println("healed follower rejoined the ISR after " +
                     TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - healedAt) + " ms");
-                producing.set(false);
-                writer.join(30_000);
+                writer.stop();
+                assertEquals(0, writer.failed.get(), "sends that failed");
             }
-            final long highWatermark = ClusterChecker.highWatermark(client, TOPIC, 0);
-            final PartitionState last = cluster.state(TOPIC, 0);
-            assertEquals(3, last.isr().length);
-            for (int id = 0; id < 3; id++)
-            {
-                cluster.stop(id);
-            }
-            ClusterChecker.checkReplicas(cluster, TOPIC, 0, last, highWatermark, acked);
+            assertEquals(3, cluster.state(TOPIC, 0).isr().length);
+            ClusterChecker.stopAllAndCheckReplicas(cluster, TOPIC, 0, acked);
         }
     }
 

@@ -10,10 +10,6 @@ import io.aeron.driver.ThreadingMode;
 import io.tidemark.aeron.AeronTransport;
 import io.tidemark.aeron.EdgeCounters;
 import io.tidemark.aeron.FrameDescriptor;
-import io.tidemark.client.Producer;
-import io.tidemark.client.ProducerContext;
-import io.tidemark.client.ProducerRecord;
-import io.tidemark.replication.Acks;
 import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.store.file.CountersFile;
 import org.agrona.CloseHelper;
@@ -35,7 +31,6 @@ import java.util.Map;
 import java.util.Properties;
 import java.util.Random;
 import java.util.TreeMap;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReferenceArray;
@@ -129,10 +124,8 @@ class HostileTrafficTest
             try (ProcessCluster cluster = new ProcessCluster(tmp, 3, extra))
             {
                 cluster.start();
-                final TidemarkClient client = cluster.client();
-                client.createTopic(TOPIC, 1, 3, 30_000);
-                assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, 0).isr().length == 3, 30_000));
-                run(cluster, client, driver.aeronDirectoryName());
+                cluster.createTopicInSync(TOPIC, 1);
+                run(cluster, cluster.client(), driver.aeronDirectoryName());
             }
         }
     }
@@ -140,35 +133,10 @@ class HostileTrafficTest
     private void run(final ProcessCluster cluster, final TidemarkClient client, final String aeronDir)
         throws Exception
     {
-        final Map<Long, String> acked = new ConcurrentHashMap<>();
-        final AtomicBoolean producing = new AtomicBoolean(true);
-        final AtomicLong failed = new AtomicLong();
-        try (Producer producer = new Producer(client, new ProducerContext().acks(Acks.ALL)
-            .enableIdempotence(true).requestTimeoutMs(2_000).deliveryTimeoutMs(60_000)))
+        final Map<Long, String> acked;
+        try (BackgroundWriter writer = new BackgroundWriter(client, TOPIC, 0, "hostile-test-producer"))
         {
-            final Thread writer = new Thread(() ->
-            {
-                final ProducerRecord record = new ProducerRecord().topic(TOPIC).partition(0);
-                for (int i = 0; producing.get(); i++)
-                {
-                    final String value = "r-" + i;
-                    try
-                    {
-                        acked.put(producer.send(record.value(value)), value);
-                        Thread.sleep(2);
-                    }
-                    catch (final InterruptedException ex)
-                    {
-                        return;
-                    }
-                    catch (final RuntimeException ex)
-                    {
-                        failed.incrementAndGet();
-                        System.out.println("send failed: " + ex);
-                    }
-                }
-            }, "hostile-test-producer");
-            writer.start();
+            acked = writer.acked;
             assertTrue(ProcessCluster.await(() -> acked.size() > 200, 60_000), "the producer is running");
 
             final long[] rssBefore = new long[3];
@@ -195,8 +163,7 @@ class HostileTrafficTest
                 "acks=all writes go on after the attack");
             assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, 0).isr().length == 3, 30_000),
                 "the ISR is full: " + cluster.state(TOPIC, 0));
-            producing.set(false);
-            writer.join(60_000);
+            writer.stop();
 
             for (int id = 0; id < 3; id++)
             {
@@ -226,16 +193,10 @@ class HostileTrafficTest
                 "replays of captured frames were refused as replays: " + all);
             assertTrue(all.entrySet().stream().anyMatch((e) -> e.getKey().endsWith("wrong-receiver") &&
                 e.getValue() > 0), "frames replayed to another host were refused: " + all);
-            assertEquals(0, failed.get(), "sends that failed");
+            assertEquals(0, writer.failed.get(), "sends that failed");
         }
-        final long highWatermark = ClusterChecker.highWatermark(client, TOPIC, 0);
-        final PartitionState last = cluster.state(TOPIC, 0);
-        assertEquals(3, last.isr().length);
-        for (int id = 0; id < 3; id++)
-        {
-            cluster.stop(id);
-        }
-        ClusterChecker.checkReplicas(cluster, TOPIC, 0, last, highWatermark, acked);
+        assertEquals(3, cluster.state(TOPIC, 0).isr().length);
+        ClusterChecker.stopAllAndCheckReplicas(cluster, TOPIC, 0, acked);
     }
 
     /** Run the hostile sender for {@link #ATTACK_MS}. @return what it sent, by kind. */

@@ -48,13 +48,7 @@ class LeaderKillTest
             cluster.start();
             final TidemarkClient client = cluster.client();
             // three partitions, led by hosts 0, 1 and 2: one leader is also the controller, the others are not
-            assertEquals(3, client.createTopic(TOPIC, 3, 3, 30_000).size());
-            for (int p = 0; p < 3; p++)
-            {
-                final int partition = p;
-                assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, partition).isr().length == 3, 30_000),
-                    "all three replicas in sync: " + cluster.state(TOPIC, partition));
-            }
+            cluster.createTopicInSync(TOPIC, 3);
             final int controller = controllerHost(cluster);
             final int plainPartition = partitionLedBy(cluster, (leader) -> leader != controller);
             final int controllerPartition = partitionLedBy(cluster, (leader) -> leader == controller);

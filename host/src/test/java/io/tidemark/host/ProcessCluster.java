@@ -290,6 +290,36 @@ final class ProcessCluster implements AutoCloseable
         return hosts[id];
     }
 
+    int hostCount()
+    {
+        return hostCount;
+    }
+
+    /**
+     * Create a topic replicated on every host and wait until each of its partitions has every replica in sync: where
+     * a drill starts.
+     */
+    void createTopicInSync(final String topic, final int partitions) throws Exception
+    {
+        // "ready" hosts may not all be registered yet: the controller would refuse a factor above the hosts it sees
+        if (!await(() -> client.hosts().size() == hostCount, 60_000))
+        {
+            throw new AssertionError("registered hosts: " + client.hosts());
+        }
+        if (client.createTopic(topic, partitions, hostCount, 30_000).size() != partitions)
+        {
+            throw new AssertionError(topic + ": not " + partitions + " partitions");
+        }
+        for (int p = 0; p < partitions; p++)
+        {
+            final int partition = p;
+            if (!await(() -> state(topic, partition).isr().length == hostCount, 30_000))
+            {
+                throw new AssertionError("not every replica in sync: " + state(topic, partition));
+            }
+        }
+    }
+
     TidemarkClient client()
     {
         return client;

@@ -48,9 +48,8 @@ class ZombieLeaderTest
         try (ProcessCluster cluster = new ProcessCluster(tmp, 3, replication))
         {
             cluster.start();
+            cluster.createTopicInSync(TOPIC, 1);
             final TidemarkClient client = cluster.client();
-            client.createTopic(TOPIC, 1, 3, 30_000);
-            assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, 0).isr().length == 3, 30_000));
             final Map<Long, String> acked = new ConcurrentHashMap<>();
             final ProducerContext producerContext = new ProducerContext().acks(Acks.ALL).enableIdempotence(true)
                 .requestTimeoutMs(2_000).deliveryTimeoutMs(60_000);
@@ -123,13 +122,7 @@ class ZombieLeaderTest
                 }
             }
             assertNotEquals(zombie, cluster.state(TOPIC, 0).leader());
-            final long highWatermark = ClusterChecker.highWatermark(client, TOPIC, 0);
-            final PartitionState last = cluster.state(TOPIC, 0);
-            for (int id = 0; id < 3; id++)
-            {
-                cluster.stop(id);
-            }
-            ClusterChecker.checkReplicas(cluster, TOPIC, 0, last, highWatermark, acked);
+            final long highWatermark = ClusterChecker.stopAllAndCheckReplicas(cluster, TOPIC, 0, acked);
             for (int id = 0; id < 3; id++)
             {
                 final Map<Long, String> replica = cluster.readReplica(id, TOPIC, 0);
