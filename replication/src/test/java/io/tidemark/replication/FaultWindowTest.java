@@ -75,6 +75,39 @@ class FaultWindowTest
         assertEquals(host, h.leader(tp), "expected host " + host + " to lead: " + h.state(tp) + " errors " + h.errors);
     }
 
+    /**
+     * Host 0, the leader of epoch 0, appends {@code values} (acks=1) that no follower gets, and dies: host 1 leads
+     * epoch 1.
+     */
+    private static void leaderAppendsAloneThenDies(final Harness h, final TopicPartition tp, final String... values)
+    {
+        h.cluster.transport().isolate(0, 1);
+        h.cluster.transport().isolate(0, 2);
+        for (final String value : values)
+        {
+            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.LEADER, value, 100).error());
+        }
+        h.cluster.killHost(0);
+        h.cluster.transport().heal();
+        awaitLeader(h, tp, 1, 3000);
+        h.advance(300);
+    }
+
+    /**
+     * The next write (rename) of a host's epoch checkpoint fails with {@code fault}; later ones succeed.
+     *
+     * @return true until the fault has struck.
+     */
+    private static AtomicBoolean failNextEpochCheckpoint(
+        final Harness h, final int failingHost, final FaultyFileSync.Fault fault)
+    {
+        final AtomicBoolean armed = new AtomicBoolean(true);
+        h.faults = (host, step, path) -> host == failingHost && step == FaultyFileSync.Step.RENAME &&
+            path.getFileName().toString().equals(EPOCH_FILE) && armed.getAndSet(false) ? fault :
+            FaultyFileSync.Fault.NONE;
+        return armed;
+    }
+
     private static void awaitIsr(final Harness h, final TopicPartition tp, final int host, final long maxMs)
     {
         for (long waited = 0; waited < maxMs && !h.state(tp).inIsr(host); waited += 20)
@@ -103,20 +136,10 @@ class FaultWindowTest
             final TopicPartition tp = h.topic("t", 1, 3);
             assertEquals(0, h.leader(tp));
             assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.ALL, "x0", 500).error());
-            // Host 0 (leader, epoch 0) appends x1, which no follower gets, and dies: host 1 leads epoch 1.
-            h.cluster.transport().isolate(0, 1);
-            h.cluster.transport().isolate(0, 2);
-            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.LEADER, "x1", 100).error());
-            h.cluster.killHost(0);
-            h.cluster.transport().heal();
-            awaitLeader(h, tp, 1, 3000);
-            h.advance(300);
+            leaderAppendsAloneThenDies(h, tp, "x1");
             // Host 2 is killed inside its duty cycle while it replicates y1 of epoch 1: at the rename of its epoch
             // checkpoint.
-            final AtomicBoolean armed = new AtomicBoolean(true);
-            h.faults = (host, step, path) -> host == 2 && step == FaultyFileSync.Step.RENAME &&
-                path.getFileName().toString().equals(EPOCH_FILE) && armed.getAndSet(false) ?
-                FaultyFileSync.Fault.CRASH : FaultyFileSync.Fault.NONE;
+            failNextEpochCheckpoint(h, 2, FaultyFileSync.Fault.CRASH);
             h.produce(tp, Acks.ALL, "y1");
             assertEquals(2, advanceCatchingCrash(h, 200), "host 2 stopped at its epoch checkpoint");
             // It restarts (kill -9: the page cache kept everything) and host 1 dies before host 2 reconciles with it:
@@ -162,19 +185,9 @@ class FaultWindowTest
             assertEquals(ReplicationError.NONE, x0.error());
             acked.add(x0.offset());
             ackedValues.add("x0");
-            h.cluster.transport().isolate(0, 1);
-            h.cluster.transport().isolate(0, 2);
-            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.LEADER, "x1", 100).error());
-            assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.LEADER, "x2", 100).error());
-            h.cluster.killHost(0);
-            h.cluster.transport().heal();
-            awaitLeader(h, tp, 1, 3000);
-            h.advance(300);
+            leaderAppendsAloneThenDies(h, tp, "x1", "x2");
             // One write of host 2's epoch checkpoint fails (no space for a small file).
-            final AtomicBoolean armed = new AtomicBoolean(true);
-            h.faults = (host, step, path) -> host == 2 && step == FaultyFileSync.Step.RENAME &&
-                path.getFileName().toString().equals(EPOCH_FILE) && armed.getAndSet(false) ?
-                FaultyFileSync.Fault.NO_SPACE : FaultyFileSync.Fault.NONE;
+            failNextEpochCheckpoint(h, 2, FaultyFileSync.Fault.NO_SPACE);
             final long y1 = h.produce(tp, Acks.ALL, "y1");
             final long y2 = h.produce(tp, Acks.ALL, "y2");
             h.advance(2500); // acknowledgements, and host 2's high-watermark checkpoint
@@ -227,10 +240,7 @@ class FaultWindowTest
             assertEquals(0, h.leader(tp));
             assertEquals(ReplicationError.NONE, h.produceAndWait(tp, Acks.ALL, "a", 500).error());
             // Host 1, first in line, cannot write its epoch checkpoint (no space for a small file) when it is elected.
-            final AtomicBoolean armed = new AtomicBoolean(true);
-            h.faults = (host, step, path) -> host == 1 && step == FaultyFileSync.Step.RENAME &&
-                path.getFileName().toString().equals(EPOCH_FILE) && armed.getAndSet(false) ?
-                FaultyFileSync.Fault.NO_SPACE : FaultyFileSync.Fault.NONE;
+            final AtomicBoolean armed = failNextEpochCheckpoint(h, 1, FaultyFileSync.Fault.NO_SPACE);
             h.cluster.killHost(0);
             for (long waited = 0; waited < 3000 && armed.get(); waited += 20)
             {
