@@ -58,14 +58,12 @@ public class ConcurrentAppendBenchmark
 
     /** A log shared by all benchmark threads, behind a {@link LockingAppender}. */
     @State(Scope.Benchmark)
-    public static class LockingLog
+    public static class LockingLog extends TrialLog
     {
         /** Value length in bytes. */
         @Param({"100"})
         public int valueSize;
 
-        Path dir;
-        Log log;
         LockingAppender appender;
         UnsafeBuffer value;
 
@@ -79,19 +77,6 @@ public class ConcurrentAppendBenchmark
             appender = new LockingAppender(log);
         }
 
-        /** Start every iteration from an empty log (no thread appends during setup). */
-        @Setup(Level.Iteration)
-        public void emptyLog()
-        {
-            log.truncateFullyAndStartAt(log.logEndOffset());
-        }
-
-        /** Close the log and delete its directory. */
-        @TearDown(Level.Trial)
-        public void closeLog()
-        {
-            BenchLogs.closeAndDelete(dir, log);
-        }
     }
 
     /** A log shared by all benchmark threads, behind a {@link RingBufferAppender} drained by its own thread. */

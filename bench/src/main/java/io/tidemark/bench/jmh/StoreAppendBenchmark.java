@@ -17,11 +17,9 @@ import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
 import org.openjdk.jmh.annotations.Setup;
 import org.openjdk.jmh.annotations.State;
-import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 import java.io.IOException;
-import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -42,14 +40,12 @@ import java.util.concurrent.TimeUnit;
 @Measurement(iterations = 5, time = 1)
 @Fork(value = 1, jvmArgsAppend = {JvmFlags.ADD_EXPORTS, JvmFlags.MISC_TO_UNNAMED})
 @State(Scope.Thread)
-public class StoreAppendBenchmark
+public class StoreAppendBenchmark extends TrialLog
 {
     /** Value length in bytes. */
     @Param({"100", "1024"})
     public int valueSize;
 
-    Path dir;
-    Log log;
     private UnsafeBuffer value;
     private int batchLength;
 
@@ -61,20 +57,6 @@ public class StoreAppendBenchmark
         batchLength = RecordBatchDescriptor.HEADER_LENGTH + RecordDescriptor.recordLength(-1, valueSize, 0);
         dir = BenchLogs.createTempDir("append");
         log = Log.open(BenchLogs.context(dir));
-    }
-
-    /** Start every iteration from an empty log, so that a run's disk use is bounded by one iteration's writes. */
-    @Setup(Level.Iteration)
-    public void emptyLog()
-    {
-        log.truncateFullyAndStartAt(log.logEndOffset());
-    }
-
-    /** Close the log and delete its directory. */
-    @TearDown(Level.Trial)
-    public void closeLog()
-    {
-        BenchLogs.closeAndDelete(dir, log);
     }
 
     /** @return the record's offset. */
