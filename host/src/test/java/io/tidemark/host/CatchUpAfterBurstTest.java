@@ -43,8 +43,12 @@ class CatchUpAfterBurstTest
     private static final String TOPIC = "burst";
     /** How long the rejoined ISR is watched for a change. */
     private static final long STABLE_MS = 2_000;
-    /** ISR changes from the ISR of one to the full ISR: each follower joins once (the flap made dozens a second). */
-    private static final long MAX_CHANGES_TO_REJOIN = 4;
+    /**
+     * ISR changes from the ISR of one to the full ISR: each follower joins once (2), plus room for one leave and
+     * return of a follower starved for a second by a loaded machine (4 seen at load 19); the flap made 11 in 1.5 s
+     * before it settled, and with session 6's idle change more than 20 without settling.
+     */
+    private static final long MAX_CHANGES_TO_REJOIN = 6;
 
     @TempDir
     Path tmp;
