@@ -66,9 +66,7 @@ class CatchUpAfterBurstTest
         {
             cluster.start();
             final TidemarkClient client = cluster.client();
-            client.createTopic(TOPIC, 1, 3, 30_000);
-            assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, 0).isr().length == 3, 30_000),
-                "the ISR fills: " + cluster.state(TOPIC, 0));
+            cluster.createTopicInSync(TOPIC, 1);
 
             final AtomicReference<ProducerException> burstError = new AtomicReference<>();
             final AtomicReference<PartitionState> behind = new AtomicReference<>();
