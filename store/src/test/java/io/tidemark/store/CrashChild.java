@@ -56,9 +56,7 @@ public final class CrashChild
         }
         catch (final Throwable t)
         {
-            report("ERROR " + t.toString().replace('\n', ' '));
-            t.printStackTrace();
-            System.exit(2);
+            exitWithError(t);
         }
         System.exit(0);
     }
@@ -83,6 +81,17 @@ public final class CrashChild
         }, "parent-watcher");
         watcher.setDaemon(true);
         watcher.start();
+    }
+
+    /**
+     * How a child's main ends when its mode threw: a report line {@code ERROR <what>} (which {@link CrashProcess}
+     * and the tests read), the stack trace on stderr, exit status 2.
+     */
+    static void exitWithError(final Throwable t)
+    {
+        report("ERROR " + t.toString().replace('\n', ' '));
+        t.printStackTrace();
+        System.exit(2);
     }
 
     static void report(final String line)

@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
+import static io.tidemark.store.CrashChild.exitWithError;
 import static io.tidemark.store.CrashChild.report;
 
 /**
@@ -49,9 +50,7 @@ public final class EdgeCaseChild
         }
         catch (final Throwable t)
         {
-            report("ERROR " + t.toString().replace('\n', ' '));
-            t.printStackTrace();
-            System.exit(2);
+            exitWithError(t);
         }
         System.exit(0);
     }
