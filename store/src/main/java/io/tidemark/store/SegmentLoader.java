@@ -308,7 +308,7 @@ final class SegmentLoader
         {
             segment = SegmentOpener.openActive(files, ctx.segmentBytes(), validEnd, maxIndexEntries, 0, 0, true);
             segment.resetState(validEnd, files.baseOffset(), Long.MIN_VALUE, 0);
-            SegmentReplay.replay(segment, 0, validEnd, ctx.indexIntervalBytes(), true, crc, false);
+            replayRecovered(segment, validEnd, walk);
             segment.resetState(validEnd, walk.endOffset, segment.maxTimestamp(), segmentBytesSinceIndex(segment));
         }
         else
@@ -322,11 +322,28 @@ final class SegmentLoader
                 }
             }
             segment = SegmentOpener.openSealed(files, maxIndexEntries, true);
-            SegmentReplay.replay(segment, 0, segment.size(), ctx.indexIntervalBytes(), true, crc, false);
+            replayRecovered(segment, segment.size(), walk);
             segment.resetState(segment.size(), walk.endOffset, segment.maxTimestamp(), 0);
             segment.trimIndexes(sync);
         }
         return new Recovered(segment, truncated);
+    }
+
+    /**
+     * Rebuild a recovered segment's state and indexes from its data: without parsing the records again when the walk
+     * validated every batch below {@code limit} completely and found no damage (the directory is locked, so the bytes
+     * are those it read); with the full check where it stepped over damage, so that the replay steps over the same.
+     */
+    private void replayRecovered(final Segment segment, final int limit, final Walk walk)
+    {
+        if (walk.damaged)
+        {
+            SegmentReplay.replay(segment, 0, limit, ctx.indexIntervalBytes(), true, crc, false);
+        }
+        else
+        {
+            SegmentReplay.replayValidated(segment, limit, ctx.indexIntervalBytes(), crc);
+        }
     }
 
     /** Where a recovery walk of one segment file ended. */
@@ -336,6 +353,8 @@ final class SegmentLoader
         long endOffset;
         long dataEnd;
         String reason;
+        /** Whether the walk met anything but whole, valid batches below where the data ends. */
+        boolean damaged;
     }
 
     /**
@@ -388,6 +407,7 @@ final class SegmentLoader
                 walk.reason = describeStop(status, base, expected, batchEpoch, epoch);
                 break;
             }
+            walk.damaged = true; // below the recovery point: damage kept in place, or flushed data that ends early
             if (claimed == 0 && scanner.dataEnd(window, position) == position)
             {
                 break; // the data ends below the recovery point: the load refuses the log

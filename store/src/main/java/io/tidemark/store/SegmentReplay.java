@@ -56,7 +56,33 @@ final class SegmentReplay implements BatchScanner.Visitor
         final Crc32c crc,
         final boolean verifyCrc)
     {
-        final BatchScanner scanner = new BatchScanner(crc, Integer.MAX_VALUE);
+        return replay(new BatchScanner(crc, Integer.MAX_VALUE), segment, from, limit, indexIntervalBytes,
+            addIndexEntries, verifyCrc);
+    }
+
+    /**
+     * As {@link #replay}, from the start to {@code limit}, adding index entries, over bytes a recovery walk has just
+     * validated completely (structure, records and CRC of every batch, no damage found) with the log directory
+     * locked: each batch's frame and offsets are checked again, its records are not parsed a second time. The
+     * records' parse was most of a restarted host's recovery time (a profile of 148 MiB, 1.2 million records).
+     *
+     * @return as {@link #replay}.
+     */
+    static int replayValidated(final Segment segment, final int limit, final int indexIntervalBytes, final Crc32c crc)
+    {
+        return replay(new BatchScanner(crc, Integer.MAX_VALUE).recordsValidated(), segment, 0, limit,
+            indexIntervalBytes, true, false);
+    }
+
+    private static int replay(
+        final BatchScanner scanner,
+        final Segment segment,
+        final int from,
+        final int limit,
+        final int indexIntervalBytes,
+        final boolean addIndexEntries,
+        final boolean verifyCrc)
+    {
         final SegmentReplay replay =
             new SegmentReplay(segment, addIndexEntries ? indexIntervalBytes : Integer.MAX_VALUE);
         try

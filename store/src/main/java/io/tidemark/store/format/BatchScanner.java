@@ -122,6 +122,7 @@ public final class BatchScanner
     private int claimed;
     private long nextOffset;
     private boolean stoppedByVisitor;
+    private boolean recordsValidated;
 
     /**
      * @param crc            CRC calculator.
@@ -188,6 +189,18 @@ public final class BatchScanner
     }
 
     /**
+     * From now on check each batch's frame only, not its records: for a second pass over bytes a first pass
+     * validated completely, unchanged since (a recovery's replay of what its walk validated, the directory locked).
+     *
+     * @return this scanner.
+     */
+    public BatchScanner recordsValidated()
+    {
+        recordsValidated = true;
+        return this;
+    }
+
+    /**
      * Check the batch at {@code position}: load it, validate it, and check that it continues the offsets.
      *
      * @param expected  the base offset it must have, or -1 for any.
@@ -206,7 +219,8 @@ public final class BatchScanner
             index = source.load(position, claimed);
         }
         available = source.available(position);
-        final int status = BatchValidator.validate(buffer, index, available, maxBatchLength, verifyCrc ? crc : null);
+        final int status = BatchValidator.validate(buffer, index, available, maxBatchLength, verifyCrc ? crc : null,
+            !recordsValidated);
         if (status == BatchValidator.VALID && expected >= 0 &&
             buffer.getLong(index + RecordBatchDescriptor.BASE_OFFSET_OFFSET) != expected)
         {

@@ -57,6 +57,25 @@ public final class BatchValidator
     public static int validate(
         final DirectBuffer buffer, final int offset, final int available, final int maxLength, final Crc32c crc)
     {
+        return validate(buffer, offset, available, maxLength, crc, true);
+    }
+
+    /**
+     * As {@link #validate(DirectBuffer, int, int, int, Crc32c)}, parsing the records only when {@code checkRecords}:
+     * without, the frame alone is checked (length, magic, record count, and the CRC when given), for bytes whose
+     * records were validated already (a recovery's second pass over what its first pass validated).
+     *
+     * @param checkRecords whether the records must parse to exactly the batch length.
+     * @return {@link #VALID} or the reason it is not.
+     */
+    public static int validate(
+        final DirectBuffer buffer,
+        final int offset,
+        final int available,
+        final int maxLength,
+        final Crc32c crc,
+        final boolean checkRecords)
+    {
         if (available < HEADER_LENGTH)
         {
             return available >= 4 && buffer.getInt(offset + LENGTH_OFFSET) != 0 ? BAD_LENGTH : INCOMPLETE;
@@ -83,7 +102,7 @@ public final class BatchValidator
         {
             return BAD_RECORD_COUNT;
         }
-        if (!recordsWellFormed(buffer, offset, length, count))
+        if (checkRecords && !recordsWellFormed(buffer, offset, length, count))
         {
             return BAD_RECORDS;
         }
