@@ -76,7 +76,8 @@ public final class MultiProcessCommand implements Callable<Integer>
 
     @Option(names = "--no-faults",
         description = "Skip Tidemark's fault phase (SIGKILL of a plain leader and of the controller's host, each " +
-            "restarted at once; a ZooKeeper restart), which otherwise ends Tidemark's first run.")
+            "restarted at once, then each restarted only after the measured window; a ZooKeeper restart), which " +
+            "otherwise ends Tidemark's first run.")
     boolean noFaults;
 
     @Override
