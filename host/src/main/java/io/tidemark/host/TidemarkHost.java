@@ -115,6 +115,7 @@ public final class TidemarkHost implements AutoCloseable
         // agent errors can be triggered from outside: each kind is logged at most once per interval
         final ErrorHandler errorHandler = new RateLimitedLog(logger).errorHandler("host " + hostId);
         final long startNs = System.nanoTime();
+        MediaStart mediaStart = null;
         try
         {
             lockHostDir(config.hostDir());
@@ -123,9 +124,6 @@ public final class TidemarkHost implements AutoCloseable
             resources.push(client);
             this.root = config.zooKeeper().rootPath();
             claimClusterId(client, root, config.clusterId());
-            // nothing under the root may be open to anyone (a root made by hand with zkCli, say): repaired when
-            // these credentials may, else a typed error naming the node
-            ZooKeeperRootCheck.check(client, root, config.zooKeeper().acl(), logger);
             this.incarnation = ZooKeeperCounters.incrementAndGet(client, root + "/" + INCARNATIONS + "/" + hostId);
             // Registered before anything runs: a second process with this host id fails here, before its
             // registration with the controller could pass for a restart of the live one. A registration left by a
@@ -135,25 +133,30 @@ public final class TidemarkHost implements AutoCloseable
                 dirToken, 2L * config.zooKeeper().sessionTimeoutMs());
             livenessNode.register();
             final long registeredNs = System.nanoTime();
-            final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
-            // shared with an embedded driver: the driver and the Aeron client run in the host's one duty cycle
-            this.media = null == config.aeronDir() ?
-                AeronMedia.launchEmbedded(embeddedAeronDir(config), config.threading(), this::onTransportDeath,
-                    shared) :
-                AeronMedia.connectExternal(config.aeronDir(), this::onTransportDeath);
-            resources.push(media);
+            // The registration comes first: it is what tells the controller that a killed previous incarnation is
+            // gone, so that its leaderships move (a restart's failover waits for it; started beside the ZooKeeper
+            // connection, the driver took CPU from it on a loaded 2-core machine and the registration came later).
+            // The media driver and the Aeron client need nothing from ZooKeeper: they start on a thread of their own
+            // while the root check walks ZooKeeper. The host reports itself running only once both succeeded; a
+            // failure of either closes what the other started (see MediaStart).
+            mediaStart = MediaStart.begin(config, errorHandler, this::onTransportDeath);
+            // Meanwhile: nothing under the root may be open to anyone (a root made by hand with zkCli, say): repaired
+            // when these credentials may, else a typed error naming the node. The walk reads every node under the
+            // root, two round trips each (most of the registration's 0.6 s measured on a loaded machine); the host
+            // serves nothing until it passed.
+            ZooKeeperRootCheck.check(client, root, config.zooKeeper().acl(), logger);
+            final long checkedNs = System.nanoTime();
+            // and the other hosts' registrations, read from ZooKeeper
+            final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
+            resources.push(liveness);
+            liveness.awaitInitialized(config.zooKeeper().connectionTimeoutMs());
+            final MediaStart started = mediaStart;
+            mediaStart = null; // from here on its parts are in resources, closed with the rest
+            this.media = started.await(resources);
+            final HostDuty duty = started.duty;
             final long mediaNs = System.nanoTime();
-            // shared with an embedded driver: one thread runs the driver and the Aeron client from now on (the
-            // driver expects the client's keepalives while the replica logs recover), and the gateway and the replica
-            // host's agents join its duty cycle once they exist
-            final HostDuty duty = media.invoked() ? new HostDuty(media, hostId) : null;
-            if (null != duty)
-            {
-                final AgentRunner dutyRunner = new AgentRunner(AeronMedia.invokedIdleStrategy(), errorHandler, null,
-                    duty);
-                AgentRunner.startOnThread(dutyRunner);
-                resources.push(dutyRunner);
-            }
+            final long mediaStartedMs = started.tookMs;
+            final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
             final Aeron aeron = media.aeron();
             final int clusterHash = GatewayMessages.clusterHash(config.clusterId());
             final int maxHosts = config.maxHosts();
@@ -162,9 +165,6 @@ public final class TidemarkHost implements AutoCloseable
             {
                 logger.log(System.Logger.Level.WARNING, ClusterSettings.insecureWarning("host " + hostId));
             }
-            final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
-            resources.push(liveness);
-            liveness.awaitInitialized(config.zooKeeper().connectionTimeoutMs());
             // every incarnation on the wire is checked against what the hosts registered in ZooKeeper
             final long ownIncarnation = incarnation;
             final IntToLongFunction registry = (h) -> h == hostId ? ownIncarnation : liveness.registeredIncarnation(h);
@@ -259,11 +259,14 @@ public final class TidemarkHost implements AutoCloseable
                 kafka.listener().advertised().host() + ":" + kafka.listener().advertised().port() + " " +
                 kafka.listener().securityDescription()) + "; in " + (System.nanoTime() - startNs) / 1_000_000 +
                 " ms (ZooKeeper connection and registration " + (registeredNs - startNs) / 1_000_000 +
-                " ms, media driver " + (mediaNs - registeredNs) / 1_000_000 + " ms, replica logs " +
+                " ms; then beside the media driver's start (" + mediaStartedMs + " ms) the ZooKeeper root check " +
+                (checkedNs - registeredNs) / 1_000_000 + " ms, the media waited for until " +
+                (mediaNs - registeredNs) / 1_000_000 + " ms; replica logs " +
                 (replicasNs - replicasStartNs) / 1_000_000 + " ms)");
         }
         catch (final AeronException ex)
         {
+            MediaStart.abandon(mediaStart);
             closeResources();
             throw new HostStartException("host " + hostId + ": Aeron refused endpoint " +
                 config.endpoints().get(hostId) + " (in use, or not an address of this machine): " + ex.getMessage(),
@@ -271,14 +274,135 @@ public final class TidemarkHost implements AutoCloseable
         }
         catch (final java.io.IOException ex)
         {
+            MediaStart.abandon(mediaStart);
             closeResources();
             throw new HostStartException("host " + hostId + ": cannot use directory " + config.hostDir() + ": " +
                 ex.getMessage(), ex);
         }
         catch (final RuntimeException ex)
         {
+            MediaStart.abandon(mediaStart);
             closeResources();
             throw ex;
+        }
+    }
+
+    /**
+     * The media driver, the Aeron client and (shared profile, embedded driver) the host's duty thread that runs them,
+     * started on a thread of their own beside the ZooKeeper connection and registration. Either start may fail: a
+     * failed media start fails the host when it is awaited; a failed ZooKeeper start abandons this one, which waits
+     * for it to end and closes what it started, so that nothing is left running either way.
+     */
+    private static final class MediaStart
+    {
+        private final java.util.concurrent.CompletableFuture<AeronMedia> future =
+            new java.util.concurrent.CompletableFuture<>();
+        private volatile AgentRunner dutyRunner;
+        private volatile HostDuty duty;
+        private volatile long tookMs;
+
+        static MediaStart begin(final HostConfig config, final ErrorHandler errorHandler,
+            final java.util.function.Consumer<Throwable> onTransportDeath)
+        {
+            final MediaStart start = new MediaStart();
+            final Thread thread = new Thread(() -> start.run(config, errorHandler, onTransportDeath),
+                "tidemark-media-start-" + config.hostId());
+            // not a daemon: the duty thread it starts inherits that, and runs as the starting thread started it before
+            thread.setDaemon(false);
+            thread.start();
+            return start;
+        }
+
+        private void run(final HostConfig config, final ErrorHandler errorHandler,
+            final java.util.function.Consumer<Throwable> onTransportDeath)
+        {
+            final long startNs = System.nanoTime();
+            AeronMedia media = null;
+            try
+            {
+                final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
+                // shared with an embedded driver: the driver and the Aeron client run in the host's one duty cycle
+                media = null == config.aeronDir() ?
+                    AeronMedia.launchEmbedded(embeddedAeronDir(config), config.threading(), onTransportDeath::accept,
+                        shared) :
+                    AeronMedia.connectExternal(config.aeronDir(), onTransportDeath::accept);
+                // shared with an embedded driver: one thread runs the driver and the Aeron client from now on (the
+                // driver expects the client's keepalives while ZooKeeper connects and the replica logs recover), and
+                // the gateway and the replica host's agents join its duty cycle once they exist
+                if (media.invoked())
+                {
+                    final HostDuty hostDuty = new HostDuty(media, config.hostId());
+                    final AgentRunner runner = new AgentRunner(AeronMedia.invokedIdleStrategy(), errorHandler, null,
+                        hostDuty);
+                    AgentRunner.startOnThread(runner);
+                    duty = hostDuty;
+                    dutyRunner = runner;
+                }
+                tookMs = (System.nanoTime() - startNs) / 1_000_000;
+                future.complete(media);
+            }
+            catch (final Throwable t)
+            {
+                CloseHelper.quietClose(media);
+                future.completeExceptionally(t);
+            }
+        }
+
+        /**
+         * Wait for the media to start; push what it started onto {@code resources} (closed last-in first-out).
+         *
+         * @return the media.
+         * @throws AeronException  as the start threw it (the endpoint cannot be bound, say).
+         * @throws RuntimeException any other failure of the start.
+         */
+        AeronMedia await(final Deque<AutoCloseable> resources)
+        {
+            final AeronMedia media;
+            try
+            {
+                media = future.get();
+            }
+            catch (final InterruptedException ex)
+            {
+                Thread.currentThread().interrupt();
+                abandon(this);
+                throw new HostStartException("interrupted while the media driver started", ex);
+            }
+            catch (final java.util.concurrent.ExecutionException ex)
+            {
+                final Throwable cause = ex.getCause();
+                if (cause instanceof RuntimeException runtime)
+                {
+                    throw runtime;
+                }
+                throw new HostStartException("the media driver did not start: " + cause, cause);
+            }
+            resources.push(media);
+            if (null != dutyRunner)
+            {
+                resources.push(dutyRunner);
+            }
+            return media;
+        }
+
+        /** The host did not start: wait for this start to end and close what it started. */
+        static void abandon(final MediaStart start)
+        {
+            if (null == start)
+            {
+                return;
+            }
+            final AeronMedia media;
+            try
+            {
+                media = start.future.join();
+            }
+            catch (final RuntimeException ex)
+            {
+                return; // it failed: it closed its media itself
+            }
+            CloseHelper.quietClose(start.dutyRunner);
+            CloseHelper.quietClose(media);
         }
     }
 
