@@ -40,16 +40,14 @@ import java.nio.charset.StandardCharsets;
  * {@link ZooKeeperControllerFailover}. A host whose own duty cycle was held up for half the timeout starts watching
  * afresh (its silence may be its own), and so does one that sees a new controller elected (it gets a whole timeout to
  * load and speak). A controller that finds itself deposed stops at once (its store is fenced already) and joins the
- * election again at the end of the line; the new controller gives the deposed host a grace of two heartbeat
- * intervals instead of a whole session. A lost ZooKeeper connection does not stop the controller: its election lives
+ * election again at the end of the line; the new controller moves the deposed host's leaderships at once
+ * ({@link #DEPOSED_GRACE_MS}) instead of after a whole session. A lost ZooKeeper connection does not stop the controller: its election lives
  * as long as its session (writes meanwhile fail and are decided again), so a ZooKeeper restart costs no controller
  * and no epoch.
  * <p>
  * <b>Defaults and why.</b> Announcements every 100 ms and a timeout of 1,000 ms: a scheduler stall of several
  * hundred ms (the load of this 2-core machine) on the controller's host is ridden out, a stall of a voter is
  * discounted (see above), and a false suspicion needs a majority of hosts to miss ten announcements in a row.
- * The grace of the deposed host (two heartbeat intervals, 1 s for a host process) lets a controller that was merely
- * cut off from the other hosts, but reaches the new controller, keep its leaderships.
  * <p>
  * The role owns the election, the controller's lifecycle (start with back-off, stop) and the announcer; its parts
  * own the rest of its state: {@link TopicRequests} (the topic creation requests), {@link ControllerWatch} (the
@@ -86,6 +84,16 @@ final class ControllerRole implements Runnable, AutoCloseable
 
     /** How often the controller announces itself to the hosts. */
     static final long ANNOUNCE_INTERVAL_MS = 100;
+    /**
+     * How long the host of a deposed controller has to heartbeat to its successor before its leaderships move: none.
+     * A majority of the hosts did not hear it for {@code controller.timeout.ms} already, which is the evidence a
+     * session's expiry would give; waiting two heartbeat intervals more (as before) kept a killed controller's
+     * partitions without a leader for a second longer (bench fault phase: 2.5 s, now 1.6 to 2.2 s on a loaded
+     * machine; docs/multi-host.md), and kept the leaderships
+     * only of a host that was cut off from the other hosts yet reached its successor. A deposed host that is alive
+     * registers with its successor, and its replicas rejoin as followers, as after a restart.
+     */
+    static final long DEPOSED_GRACE_MS = 0;
     /** The role thread's park once quiet while this host is not the controller. */
     private static final long WATCH_PARK_MS = 50;
     /** A duty cycle stuck for longer stops the announcements, so that the hosts depose this controller. */
@@ -360,10 +368,11 @@ final class ControllerRole implements Runnable, AutoCloseable
         final int deposed = ZooKeeperControllerFailover.deposedBefore(client, root, store.controllerEpoch());
         if (deposed >= 0 && deposed != hostId)
         {
-            // a majority could not hear that host: it keeps its leaderships only if it heartbeats to us soon
-            controller.shortenGrace(deposed, 2 * ctx.hostHeartbeatIntervalMs());
+            // a majority did not hear that host for controller.timeout.ms: it is treated as dead, and its leaderships
+            // move now (see DEPOSED_GRACE_MS)
+            controller.shortenGrace(deposed, DEPOSED_GRACE_MS);
             logger.log(System.Logger.Level.INFO, "controller: host " + deposed + ", the deposed controller, has " +
-                2 * ctx.hostHeartbeatIntervalMs() + " ms to heartbeat before its leaderships move");
+                DEPOSED_GRACE_MS + " ms to heartbeat before its leaderships move");
         }
         damagedStates.controllerStarted(System.currentTimeMillis());
         publishLimits();
