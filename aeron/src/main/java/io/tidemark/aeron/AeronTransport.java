@@ -78,7 +78,6 @@ public final class AeronTransport implements Transport, AutoCloseable
     private final AtomicReferenceArray<Inbound> responseInbound;
     private final AtomicReferenceArray<Outbound> requestOut;
     private final AtomicReferenceArray<Outbound> responseOut;
-    private volatile boolean isolated;
 
     /**
      * An unauthenticated transport without an incarnation registry and cluster id 0 (tests in one JVM).
@@ -250,7 +249,7 @@ public final class AeronTransport implements Transport, AutoCloseable
         final Outbound outbound, final int toHost, final int msgTypeId, final DirectBuffer buffer, final int offset,
         final int length)
     {
-        if (null == outbound || isolated)
+        if (null == outbound)
         {
             return false;
         }
@@ -333,21 +332,6 @@ public final class AeronTransport implements Transport, AutoCloseable
         }
     }
 
-    /**
-     * Fault injection and operations: while isolated, every send fails and every message received is dropped, as
-     * if this process's network were cut (its ZooKeeper session is not affected).
-     */
-    public void isolate(final boolean isolated)
-    {
-        this.isolated = isolated;
-    }
-
-    /** @return whether {@link #isolate} cut this process off. */
-    public boolean isolated()
-    {
-        return isolated;
-    }
-
     /** @return messages dropped because they carried another cluster's id. */
     public long foreignMessages()
     {
@@ -413,10 +397,6 @@ public final class AeronTransport implements Transport, AutoCloseable
 
         private void onMessage(final DirectBuffer buffer, final int offset, final int length, final Header header)
         {
-            if (isolated)
-            {
-                return;
-            }
             final EdgeCounters.Reason refused = reader.verify(buffer, offset, length, subscription.streamId());
             if (null != refused)
             {

@@ -16,6 +16,7 @@ import io.tidemark.replication.ControlChannel;
 import io.tidemark.replication.ProducerSessions;
 import io.tidemark.replication.ReplicaNode;
 import io.tidemark.replication.ReplicationContext;
+import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.ConfigException;
 import io.tidemark.zookeeper.ZNodes;
 import io.tidemark.zookeeper.ZooKeeperCounters;
@@ -40,6 +41,7 @@ import java.util.Deque;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.function.IntToLongFunction;
+import java.util.function.UnaryOperator;
 
 /**
  * A replica host in its own process, or embedded in an application: it serves its replicas (leader or follower)
@@ -90,8 +92,8 @@ public final class TidemarkHost implements AutoCloseable
     private final HostConfig config;
     private final Deque<AutoCloseable> resources = new ArrayDeque<>();
     private final System.Logger logger = System.getLogger(TidemarkHost.class.getName());
-    // client, transport and channel: package-private for the tests' fault drills (DrillHostMain), which cut the host
-    // off the network or expire its ZooKeeper session from test sources, without a hook in this class
+    // client and channel: package-private for the tests' fault drills (DrillHostMain), which cut the host's control
+    // channel or expire its ZooKeeper session from test sources, without a hook in this class
     final CuratorFramework client;
     private final String root;
     private final long incarnation;
@@ -108,7 +110,7 @@ public final class TidemarkHost implements AutoCloseable
     private final java.util.concurrent.CompletableFuture<Throwable> ended = new java.util.concurrent.CompletableFuture<>();
     private boolean closed;
 
-    private TidemarkHost(final HostConfig config)
+    private TidemarkHost(final HostConfig config, final UnaryOperator<Transport> replicationTransport)
     {
         this.config = config.validate();
         final int hostId = config.hostId();
@@ -196,8 +198,8 @@ public final class TidemarkHost implements AutoCloseable
                 .conclude();
             final ProducerSessions sessions = new ProducerSessions();
             final long replicasStartNs = System.nanoTime();
-            this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx, transport, channel,
-                sessions, errorHandler, edge::attach);
+            this.node = ReplicaNode.start(hostId, config.hostDir(), incarnation, maxHosts, ctx,
+                replicationTransport.apply(transport), channel, sessions, errorHandler, edge::attach);
             resources.push(node);
             final long replicasNs = System.nanoTime();
             this.gateway = new HostGateway(hostId, incarnation, clusterHash, secret, aeron, channelOf(config, hostId),
@@ -418,7 +420,16 @@ public final class TidemarkHost implements AutoCloseable
      */
     public static TidemarkHost start(final HostConfig config)
     {
-        return new TidemarkHost(config);
+        return new TidemarkHost(config, UnaryOperator.identity());
+    }
+
+    /**
+     * Start a host whose replicas reach the other hosts through {@code replicationTransport} applied to its Aeron
+     * transport: the tests' fault drills decorate it to cut the host off the network (DrillHostMain).
+     */
+    static TidemarkHost start(final HostConfig config, final UnaryOperator<Transport> replicationTransport)
+    {
+        return new TidemarkHost(config, replicationTransport);
     }
 
     /**

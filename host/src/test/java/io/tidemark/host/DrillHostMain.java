@@ -24,7 +24,9 @@ public final class DrillHostMain
 
     public static void main(final String[] args) throws Exception
     {
-        final TidemarkHost host = TidemarkHost.start(HostConfig.load(Path.of(args[0])));
+        final IsolatingTransport[] network = new IsolatingTransport[1];
+        final TidemarkHost host = TidemarkHost.start(HostConfig.load(Path.of(args[0])),
+            (transport) -> network[0] = new IsolatingTransport(transport));
         System.out.println("ready " + host.incarnation());
         System.out.flush();
         final BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
@@ -33,8 +35,8 @@ public final class DrillHostMain
         {
             switch (line.trim())
             {
-                case "isolate" -> isolate(host, true);
-                case "heal" -> isolate(host, false);
+                case "isolate" -> isolate(host, network[0], true);
+                case "heal" -> isolate(host, network[0], false);
                 case "zombie" ->
                 {
                     host.channel.disconnect(host.hostId());
@@ -61,9 +63,9 @@ public final class DrillHostMain
      * Cut the host off the cluster's network (fetches and control messages both ways), or heal it; its ZooKeeper
      * session is not affected.
      */
-    private static void isolate(final TidemarkHost host, final boolean isolated)
+    private static void isolate(final TidemarkHost host, final IsolatingTransport network, final boolean isolated)
     {
-        host.transport.isolate(isolated);
+        network.isolate(isolated);
         if (isolated)
         {
             host.channel.disconnect(host.hostId());
