@@ -331,8 +331,9 @@ final class SegmentLoader
 
     /**
      * Rebuild a recovered segment's state and indexes from its data: without parsing the records again when the walk
-     * validated every batch below {@code limit} completely and found no damage (the directory is locked, so the bytes
-     * are those it read); with the full check where it stepped over damage, so that the replay steps over the same.
+     * validated every batch below {@code limit} (frame, offsets, records) and found no damage (the directory is
+     * locked, so the bytes are those it read); with the full check where it stepped over damage, so that the replay
+     * steps over the same.
      */
     private void replayRecovered(final Segment segment, final int limit, final Walk walk)
     {

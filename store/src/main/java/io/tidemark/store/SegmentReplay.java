@@ -62,7 +62,8 @@ final class SegmentReplay implements BatchScanner.Visitor
 
     /**
      * As {@link #replay}, from the start to {@code limit}, adding index entries, over bytes a recovery walk has just
-     * validated completely (structure, records and CRC of every batch, no damage found) with the log directory
+     * validated (frame, offsets and records of every batch, the CRC where the walk checks it: above the recovery
+     * point and in the last segment; the full replay never checked it either; no damage found) with the log directory
      * locked: each batch's frame and offsets are checked again, its records are not parsed a second time. The
      * records' parse was most of a restarted host's recovery time (a profile of 148 MiB, 1.2 million records).
      *
