@@ -8,7 +8,6 @@ import io.tidemark.zookeeper.ControllerFencedException;
 import io.tidemark.zookeeper.ZooKeeperControllerElection;
 import io.tidemark.zookeeper.ZooKeeperControllerFailover;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
-import io.tidemark.zookeeper.ZooKeeperHostLiveness;
 import org.apache.curator.framework.CuratorFramework;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.IdleStrategy;
@@ -37,7 +36,8 @@ import java.nio.charset.StandardCharsets;
  * While another host runs it, this role watches the announcements the control channel records
  * ({@link ControlChannel#controllerHeardNanos}); after {@code controller.timeout.ms} of silence it votes against the
  * controller and deposes it once a majority agrees, by the rule and failure cases of
- * {@link ZooKeeperControllerFailover}. A host whose own duty cycle was held up for half the timeout starts watching
+ * {@link ZooKeeperControllerFailover}; a controller whose process was seen to exit ({@link ProcessExitWatch}) is
+ * voted against at once, without waiting for the timeout. A host whose own duty cycle was held up for half the timeout starts watching
  * afresh (its silence may be its own), and so does one that sees a new controller elected (it gets a whole timeout to
  * load and speak). A controller that finds itself deposed stops at once (its store is fenced already) and joins the
  * election again at the end of the line; the new controller moves the deposed host's leaderships at once
@@ -63,7 +63,6 @@ final class ControllerRole implements Runnable, AutoCloseable
     private final ControlChannel channel;
     private final ErrorHandler errorHandler;
     private volatile ZooKeeperControllerElection election;
-    private final ZooKeeperHostLiveness liveness;
     private final Thread thread;
     private final System.Logger logger = System.getLogger(ControllerRole.class.getName());
     private final io.tidemark.replication.RateLimitedLog remoteLog = new io.tidemark.replication.RateLimitedLog(logger);
@@ -108,21 +107,23 @@ final class ControllerRole implements Runnable, AutoCloseable
     private long rejoinElectionMs;
 
     /**
-     * @param ctx replication configuration whose host liveness is {@code liveness}.
+     * @param ctx           replication configuration (its host liveness answers for the controller this role runs).
+     * @param processExited whether a host's process, in the incarnation registered now, was seen to exit
+     *                      ({@link HostExitLiveness#processExited}): evidence against a controller on that host.
      */
     ControllerRole(final int hostId, final CuratorFramework client, final String root,
-        final ReplicationContext ctx, final ZooKeeperHostLiveness liveness, final ControlChannel channel,
-        final ErrorHandler errorHandler, final int clusterSize)
+        final ReplicationContext ctx, final java.util.function.IntPredicate processExited,
+        final ControlChannel channel, final ErrorHandler errorHandler, final int clusterSize)
     {
         this.hostId = hostId;
         this.client = client;
         this.root = root;
         this.channel = channel;
         this.errorHandler = errorHandler;
-        this.liveness = liveness;
         this.ctx = ctx;
         this.controllerWatch = new ControllerWatch(hostId, channel, new ZooKeeperControllerFailover(client, root,
-            hostId, clusterSize, 2 * ctx.controllerTimeoutMs()), ctx.controllerTimeoutMs(), ANNOUNCE_INTERVAL_MS);
+            hostId, clusterSize, 2 * ctx.controllerTimeoutMs()), ctx.controllerTimeoutMs(), ANNOUNCE_INTERVAL_MS,
+            processExited);
         clearStaleCandidacies();
         this.election = new ZooKeeperControllerElection(client, root, hostId, null);
         this.topicRequests = new TopicRequests(client, root);

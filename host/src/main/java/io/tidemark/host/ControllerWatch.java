@@ -9,7 +9,9 @@ import java.util.concurrent.TimeUnit;
  * A host's watch over the controller another host runs: it follows the controller's announcements the control
  * channel records ({@link ControlChannel#controllerHeardNanos}); after {@code controller.timeout.ms} of silence it
  * votes against the controller and deposes it once a majority agrees ({@link ZooKeeperControllerFailover}), and it
- * withdraws the vote when the controller speaks again. A controller not heard since the watch began gets
+ * withdraws the vote when the controller speaks again. A controller whose process was seen to exit
+ * ({@link ProcessExitWatch}: its verified liveness connection closed) is voted against at once: that is certain
+ * evidence, where silence may be a stall. The majority and the depose transaction are the same. A controller not heard since the watch began gets
  * {@link #FIRST_WORD_TIMEOUTS} timeouts; a new controller, or a stall of this host's own, starts the watch afresh.
  * <p>
  * Owns this host's candidacy and votes in the failover, and the watch's timing. Not thread-safe: confined to the
@@ -37,15 +39,18 @@ final class ControllerWatch
     private long watchedSinceNs;
     private long lastWatchNs = System.nanoTime();
     private long nextVoteNs;
+    private final java.util.function.IntPredicate processExited;
 
     /**
      * @param failover            this host's part in the failover votes.
      * @param controllerTimeoutMs silence after which this host suspects the controller.
      * @param voteIntervalMs      between two votes of this host, at least.
+     * @param processExited       whether a host's process, in the incarnation registered now, was seen to exit.
      */
     ControllerWatch(final int hostId, final ControlChannel channel, final ZooKeeperControllerFailover failover,
-        final long controllerTimeoutMs, final long voteIntervalMs)
+        final long controllerTimeoutMs, final long voteIntervalMs, final java.util.function.IntPredicate processExited)
     {
+        this.processExited = processExited;
         this.hostId = hostId;
         this.channel = channel;
         this.failover = failover;
@@ -100,7 +105,9 @@ final class ControllerWatch
         final long heard = channel.controllerHeardNanos(hostId);
         final boolean heardIt = 0 != heard && heard - watchedSinceNs > 0;
         final long lastSign = heardIt ? heard : watchedSinceNs;
-        if (nowNs - lastSign <= (heardIt ? controllerTimeoutNs : FIRST_WORD_TIMEOUTS * controllerTimeoutNs))
+        // the controller's process exited (its liveness connection closed): no silence to wait for
+        final boolean exited = processExited.test(current);
+        if (!exited && nowNs - lastSign <= (heardIt ? controllerTimeoutNs : FIRST_WORD_TIMEOUTS * controllerTimeoutNs))
         {
             failover.withdraw();
             return 0;
@@ -119,7 +126,8 @@ final class ControllerWatch
         if (failover.tryDepose(incumbent))
         {
             logger.log(System.Logger.Level.WARNING, "host " + hostId + " deposed the controller on host " + current +
-                ": a majority of the cluster's hosts did not hear it for " + controllerTimeoutMs + " ms");
+                (exited ? ": its process exited" : ": a majority of the cluster's hosts did not hear it for " +
+                controllerTimeoutMs + " ms"));
         }
         return 1;
     }

@@ -89,6 +89,12 @@ public final class HostConfig extends ClusterConfig<HostConfig>
     public static final String CLIENT_MAX_PER_ADDRESS = "client.max.per.address";
     /** A client not heard from for this long is forgotten (live clients repeat their HELLO every 5 s). Default 30000. */
     public static final String CLIENT_IDLE_TIMEOUT_MS = "client.idle.timeout.ms";
+    /**
+     * TCP port of the host's liveness listener, on the address of its endpoint: peers hold a connection to it and
+     * learn of the process's exit from its close within milliseconds ({@link ProcessExitWatch}). 0 (the default): a
+     * free port, advertised in the host's ZooKeeper registration.
+     */
+    public static final String LIVENESS_PORT = "host.liveness.port";
     /** Most host ids a cluster may have: ids are in {@code [0, MAX_HOSTS)}. */
     static final int MAX_HOSTS = 64;
 
@@ -121,6 +127,7 @@ public final class HostConfig extends ClusterConfig<HostConfig>
     private int clientMax;
     private int clientMaxPerAddress;
     private long clientIdleTimeoutMs;
+    private int livenessPort;
     private ReplicationContext replication = new ReplicationContext();
     private Map<String, String> replicationProperties = Map.of();
     private KafkaContext kafka;
@@ -313,6 +320,19 @@ public final class HostConfig extends ClusterConfig<HostConfig>
     public HostConfig threading(final io.tidemark.aeron.AeronMedia.Profile profile)
     {
         this.threading = null == profile ? io.tidemark.aeron.AeronMedia.Profile.SHARED : profile;
+        return this;
+    }
+
+    /** @return the liveness listener's TCP port ({@link #LIVENESS_PORT}); 0 for a free one. */
+    public int livenessPort()
+    {
+        return livenessPort;
+    }
+
+    /** @param port the liveness listener's TCP port ({@link #LIVENESS_PORT}); 0 for a free one. @return this. */
+    public HostConfig livenessPort(final int port)
+    {
+        this.livenessPort = port;
         return this;
     }
 

@@ -55,6 +55,13 @@ final class HostKeys
             "to spare: the host's agents, the gateway and the driver's sender and receiver each busy-spin on a " +
             "thread of their own."),
             HostConfig::threading, HostConfig::threading)
+        .define(ConfigKey.ofInt(LIVENESS_PORT, 0, 0, 65_535)
+            .withDoc("TCP port of the host's liveness listener, on the address of its endpoint in `cluster.hosts`; " +
+            "0: a free port. Advertised in the host's ZooKeeper registration: the other hosts hold a connection to " +
+            "it and learn of this process's exit (a kill, a crash, a stop) from the connection's close within " +
+            "milliseconds, instead of after `host.session.timeout.ms` (docs/multi-host.md, \"Process exit\"). 0 to " +
+            "65535."),
+            HostConfig::livenessPort, HostConfig::livenessPort)
         .define(ClusterSettings.TRANSPORT_MTU_KEY, HostConfig::transportMtu, HostConfig::transportMtu)
         .define(ClusterSettings.CLUSTER_SECRET_FILE_KEY, HostConfig::secretFile, HostConfig::secretFile)
         .define(ClusterSettings.CLUSTER_INSECURE_KEY, HostConfig::insecure, HostConfig::insecure)

@@ -12,7 +12,8 @@ import org.apache.zookeeper.data.Stat;
  * the directory's lock says that process is gone) is taken over at once instead of waited out until its session
  * expires. After a reconnection the node is created again if the session (and with it the node) was lost.
  * <p>
- * Owns the node's content (incarnation, endpoint, the directory's token), which never changes. Thread-safe:
+ * Owns the node's content (incarnation, endpoint, the directory's token, the liveness listener's port), which never
+ * changes. Thread-safe:
  * {@link #register} runs on the starting thread, {@link #reRegister} on the host's ZooKeeper task thread.
  */
 final class HostLivenessNode
@@ -26,15 +27,17 @@ final class HostLivenessNode
     private final System.Logger logger = System.getLogger(TidemarkHost.class.getName());
 
     /**
+     * @param livenessPort     the port of this host's liveness listener ({@link ProcessExitWatch}).
      * @param takeOverWithinMs how long a node left by another session (not this directory's) is waited out.
      */
     HostLivenessNode(final CuratorFramework client, final String root, final int hostId, final long incarnation,
-        final String endpoint, final String dirToken, final long takeOverWithinMs)
+        final String endpoint, final String dirToken, final int livenessPort, final long takeOverWithinMs)
     {
         this.client = client;
         this.root = root;
         this.hostId = hostId;
-        this.hostData = new ZooKeeperHostLiveness.Registration(incarnation, endpoint, dirToken).encode();
+        this.hostData = new ZooKeeperHostLiveness.Registration(incarnation, endpoint, dirToken,
+            livenessPort).encode();
         this.dirToken = dirToken;
         this.takeOverWithinMs = takeOverWithinMs;
     }

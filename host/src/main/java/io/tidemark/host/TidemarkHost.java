@@ -66,7 +66,8 @@ import java.util.function.UnaryOperator;
  * Thread-safe.
  * <p>
  * The host wires its parts together and owns their order of closing; each part owns its own state:
- * {@link HostLivenessNode} (this host's liveness node), {@link HostDuty} (the one thread of the shared profile),
+ * {@link HostLivenessNode} (this host's liveness node), {@link ProcessExitWatch} (its liveness listener and its
+ * watch over the other hosts' processes), {@link HostDuty} (the one thread of the shared profile),
  * {@link ControlLinkOverAeron} (the control streams to the other hosts), {@link ControllerRole}, {@link HostGateway}
  * and the {@link ReplicaNode}.
  */
@@ -127,12 +128,19 @@ public final class TidemarkHost implements AutoCloseable
             this.root = config.zooKeeper().rootPath();
             claimClusterId(client, root, config.clusterId());
             this.incarnation = ZooKeeperCounters.incrementAndGet(client, root + "/" + INCARNATIONS + "/" + hostId);
+            // The liveness listener is bound before the registration that advertises its port: a peer that reads the
+            // registration can connect at once (ProcessExitWatch)
+            final int clusterHash = GatewayMessages.clusterHash(config.clusterId());
+            final ClusterSecret secret = config.secret();
+            final ProcessExitWatch exits = new ProcessExitWatch(hostId, incarnation, config.endpoints(),
+                config.livenessPort(), clusterHash, secret);
+            resources.push(exits);
             // Registered before anything runs: a second process with this host id fails here, before its
             // registration with the controller could pass for a restart of the live one. A registration left by a
             // killed process in this directory (its token; the directory's lock says that process is gone) is
             // taken over at once instead of waited out until its session expires.
             this.livenessNode = new HostLivenessNode(client, root, hostId, incarnation, config.endpoints().get(hostId),
-                dirToken, 2L * config.zooKeeper().sessionTimeoutMs());
+                dirToken, exits.port(), 2L * config.zooKeeper().sessionTimeoutMs());
             livenessNode.register();
             final long registeredNs = System.nanoTime();
             // The registration comes first: it is what tells the controller that a killed previous incarnation is
@@ -152,6 +160,9 @@ public final class TidemarkHost implements AutoCloseable
             final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(client, root);
             resources.push(liveness);
             liveness.awaitInitialized(config.zooKeeper().connectionTimeoutMs());
+            liveness.onChange(exits::registrationsChanged);
+            exits.watch(liveness::registration);
+            final HostExitLiveness hostLiveness = new HostExitLiveness(liveness, exits);
             final MediaStart started = mediaStart;
             mediaStart = null; // from here on its parts are in resources, closed with the rest
             this.media = started.await(resources);
@@ -160,9 +171,7 @@ public final class TidemarkHost implements AutoCloseable
             final long mediaStartedMs = started.tookMs();
             final boolean shared = config.threading() == AeronMedia.Profile.SHARED;
             final Aeron aeron = media.aeron();
-            final int clusterHash = GatewayMessages.clusterHash(config.clusterId());
             final int maxHosts = config.maxHosts();
-            final ClusterSecret secret = config.secret();
             if (!secret.authenticates())
             {
                 logger.log(System.Logger.Level.WARNING, ClusterSettings.insecureWarning("host " + hostId));
@@ -186,7 +195,7 @@ public final class TidemarkHost implements AutoCloseable
             final ControlLinkOverAeron link = new ControlLinkOverAeron(control, clusterHash, secret, hostId,
                 incarnation, registry);
             this.channel = new ControlChannel(maxHosts, (h) -> h == hostId, link);
-            final ReplicationContext ctx = config.replication().hostLiveness(liveness)
+            final ReplicationContext ctx = config.replication().hostLiveness(hostLiveness)
                 .threadingMode(shared ? ReplicationContext.ThreadingMode.INVOKER :
                     ReplicationContext.ThreadingMode.PER_HOST)
                 .idleStrategySupplier(shared ? AeronMedia::sharedIdleStrategy : BusySpinIdleStrategy::new)
@@ -244,8 +253,8 @@ public final class TidemarkHost implements AutoCloseable
                     });
                 }
             });
-            this.role = new ControllerRole(hostId, client, root, ctx, liveness, channel, errorHandler,
-                config.endpoints().size());
+            this.role = new ControllerRole(hostId, client, root, ctx, hostLiveness::processExited, channel,
+                errorHandler, config.endpoints().size());
             link.role = role;
             resources.push(role);
             role.start();

@@ -99,7 +99,7 @@ class ControllerQuarantineTest
             });
             final AtomicInteger errors = new AtomicInteger();
             try (ControllerRole role = new ControllerRole(0, admin, ROOT, ctx.hostLiveness(liveness).conclude(),
-                liveness, channel, (t) -> errors.incrementAndGet(), 1))
+                (h) -> false, channel, (t) -> errors.incrementAndGet(), 1))
             {
                 role.start();
                 assertTrue(ProcessCluster.await(role::isController, 30_000), "elected");
@@ -161,7 +161,7 @@ class ControllerQuarantineTest
             final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(admin, ROOT);
             final ControlChannel channel = new ControlChannel(3);
             try (ControllerRole role = new ControllerRole(0, admin, ROOT, new ReplicationContext()
-                .hostLiveness(liveness).conclude(), liveness, channel, (t) -> { }, 1))
+                .hostLiveness(liveness).conclude(), (h) -> false, channel, (t) -> { }, 1))
             {
                 role.start();
                 // three attempts (100, 200 ms apart), then it leaves the election for the back-off
@@ -196,7 +196,7 @@ class ControllerQuarantineTest
             ZooKeeperHostLiveness.register(admin, ROOT, 0, 10_000);
             final ZooKeeperHostLiveness liveness = new ZooKeeperHostLiveness(admin, ROOT);
             try (ControllerRole role = new ControllerRole(0, admin, ROOT, new ReplicationContext()
-                .hostLiveness(liveness).conclude(), liveness, new ControlChannel(3), (t) -> { }, 1))
+                .hostLiveness(liveness).conclude(), (h) -> false, new ControlChannel(3), (t) -> { }, 1))
             {
                 role.start();
                 assertTrue(ProcessCluster.await(() -> null != role.controller() &&

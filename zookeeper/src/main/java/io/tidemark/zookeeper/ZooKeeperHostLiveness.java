@@ -20,10 +20,11 @@ import java.util.concurrent.ConcurrentHashMap;
  * events), so the controller's duty cycle never waits on ZooKeeper. A host never seen registered is not reported
  * down (the heartbeats' grace covers a start-up).
  * <p>
- * A host's node data that starts with its incarnation ({@code "<incarnation> <endpoint> <directory token>"}, as a
- * host process registers; builds before the token wrote the first two words) is its {@link #registeredIncarnation};
- * a node with other data states none
- * ({@link HostLiveness#ANY_INCARNATION}). Host ids outside {@code [0, 64)} are ignored.
+ * A host's node data that starts with its incarnation ({@link Registration}: {@code "<incarnation> <endpoint>
+ * <directory token> <liveness port>"}, as a host process registers) is its {@link #registeredIncarnation}; a node
+ * with other data states none ({@link HostLiveness#ANY_INCARNATION}). The whole registration, when the data holds
+ * one, is {@link #registration}: the host process's liveness listener watches its peers' processes by it.
+ * Host ids outside {@code [0, 64)} are ignored.
  */
 public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
 {
@@ -31,39 +32,76 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
     public static final String HOSTS = "hosts";
 
     /**
-     * What a host process registers as its node's data: {@code "<incarnation> <endpoint> <directory token>"}
-     * (builds before the directory token wrote the first two words, and have no token).
+     * What a host process registers as its node's data: {@code "<incarnation> <endpoint> <directory token>
+     * <liveness port>"}. Builds before the liveness listener wrote the first three words, builds before the directory
+     * token the first two; a registration without a liveness port has {@link #NO_LIVENESS_PORT}.
      *
-     * @param incarnation this start's incarnation (positive).
-     * @param endpoint    the host's Aeron endpoint, {@code host:port}.
-     * @param token       the host directory's token, or null.
+     * @param incarnation  this start's incarnation (positive).
+     * @param endpoint     the host's Aeron endpoint, {@code host:port}.
+     * @param token        the host directory's token, or null.
+     * @param livenessPort the TCP port of the host's liveness listener (on the address of its endpoint), or
+     *                     {@link #NO_LIVENESS_PORT}.
      */
-    public record Registration(long incarnation, String endpoint, String token)
+    public record Registration(long incarnation, String endpoint, String token, int livenessPort)
     {
-        /** @return the node's data. */
+        /** {@link #livenessPort} of a registration that states none. */
+        public static final int NO_LIVENESS_PORT = 0;
+        /** Most bytes of a node's data that {@link #parse} reads: a longer one is damaged or forged. */
+        public static final int MAX_LENGTH = 1024;
+
+        /**
+         * A registration without a liveness port.
+         *
+         * @param incarnation this start's incarnation (positive).
+         * @param endpoint    the host's Aeron endpoint, {@code host:port}.
+         * @param token       the host directory's token, or null.
+         */
+        public Registration(final long incarnation, final String endpoint, final String token)
+        {
+            this(incarnation, endpoint, token, NO_LIVENESS_PORT);
+        }
+
+        /**
+         * @return the node's data.
+         * @throws IllegalArgumentException for a liveness port without a token (the words are positional), or one
+         *                                  outside [1, 65535].
+         */
         public byte[] encode()
         {
-            return (incarnation + " " + endpoint + (null == token ? "" : " " + token)).getBytes(StandardCharsets.UTF_8);
+            if (livenessPort != NO_LIVENESS_PORT && (null == token || livenessPort < 1 || livenessPort > 65535))
+            {
+                throw new IllegalArgumentException("a liveness port needs a token and must be in [1, 65535]: " +
+                    livenessPort);
+            }
+            return (incarnation + " " + endpoint + (null == token ? "" : " " + token) +
+                (livenessPort == NO_LIVENESS_PORT ? "" : " " + livenessPort)).getBytes(StandardCharsets.UTF_8);
         }
 
         /**
          * @param data a node's data, as read from ZooKeeper (untrusted).
-         * @return the registration it holds, or null when it holds none (a node written by hand, damaged or forged).
+         * @return the registration it holds, or null when it holds none (a node written by hand, damaged or forged:
+         *         longer than {@link #MAX_LENGTH}, not two to four words, an incarnation or a liveness port that is
+         *         not a number, or a port outside [1, 65535]).
          */
         public static Registration parse(final byte[] data)
         {
-            if (null == data)
+            if (null == data || data.length > MAX_LENGTH)
             {
                 return null;
             }
             final String[] words = new String(data, StandardCharsets.UTF_8).trim().split(" ");
-            if (words.length != 2 && words.length != 3)
+            if (words.length < 2 || words.length > 4)
             {
                 return null;
             }
             try
             {
-                return new Registration(Long.parseLong(words[0]), words[1], words.length == 3 ? words[2] : null);
+                final int port = words.length == 4 ? Integer.parseInt(words[3]) : NO_LIVENESS_PORT;
+                if (words.length == 4 && (port < 1 || port > 65535))
+                {
+                    return null;
+                }
+                return new Registration(Long.parseLong(words[0]), words[1], words.length >= 3 ? words[2] : null, port);
             }
             catch (final NumberFormatException ex)
             {
@@ -77,6 +115,10 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
     private final ConcurrentHashMap<Integer, Boolean> registered = new ConcurrentHashMap<>();
     private final java.util.concurrent.atomic.AtomicLongArray incarnations =
         new java.util.concurrent.atomic.AtomicLongArray(io.tidemark.replication.protocol.PartitionState.MAX_HOSTS);
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Registration> registrations =
+        new java.util.concurrent.atomic.AtomicReferenceArray<>(io.tidemark.replication.protocol.PartitionState.MAX_HOSTS);
+    private final java.util.concurrent.CopyOnWriteArrayList<Runnable> listeners =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
     private final java.util.concurrent.CountDownLatch initialized = new java.util.concurrent.CountDownLatch(1);
 
     /**
@@ -91,6 +133,7 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
         this.cache = CuratorCache.build(client, hostsPath);
         cache.listenable().addListener(CuratorCacheListener.builder()
             .forCreates((node) -> update(node, true))
+            .forChanges((before, node) -> update(node, true))
             .forDeletes((node) -> update(node, false))
             .forInitialized(initialized::countDown)
             .build());
@@ -115,8 +158,13 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
             {
                 return;
             }
+            registrations.set(hostId, up ? Registration.parse(node.getData()) : null);
             incarnations.set(hostId, up ? incarnationIn(node.getData()) : NOT_REGISTERED);
             registered.put(hostId, up);
+            for (final Runnable listener : listeners)
+            {
+                listener.run();
+            }
         }
         catch (final NumberFormatException ex)
         {
@@ -151,6 +199,26 @@ public final class ZooKeeperHostLiveness implements HostLiveness, AutoCloseable
     public long registeredIncarnation(final int hostId)
     {
         return hostId >= 0 && hostId < incarnations.length() ? incarnations.get(hostId) : NOT_REGISTERED;
+    }
+
+    /**
+     * @return what the host's node holds (as last heard), or null when it has no node or one that holds no
+     *         registration ({@link Registration#parse}).
+     */
+    public Registration registration(final int hostId)
+    {
+        return hostId >= 0 && hostId < registrations.length() ? registrations.get(hostId) : null;
+    }
+
+    /**
+     * Be told of every change to a host's node, after {@link #registration} and {@link #registeredIncarnation}
+     * show it. Runs on the cache's thread: the listener must return at once (set a flag, wake a thread).
+     *
+     * @param listener called with no argument; look the hosts up again.
+     */
+    public void onChange(final Runnable listener)
+    {
+        listeners.add(listener);
     }
 
     /**

@@ -29,8 +29,9 @@ import java.util.concurrent.locks.LockSupport;
  * rate to one partition while a fault is injected, and the pause is the longest time after the fault during which no
  * acknowledgement arrived. The faults: SIGKILL of a plain leader (a host that is not the controller), SIGKILL of the
  * leader that is also the controller, each host restarted at once (the time until it is registered again and back in
- * the ISR is its recovery), SIGKILL of a plain leader restarted only after the measured window (its death is then
- * found by its heartbeats' silence alone), SIGKILL of the leader that is also the controller again, restarted only after the measured
+ * the ISR is its recovery), SIGKILL of a plain leader restarted only after the measured window (no restart tells the
+ * controller the old process is gone: its exit, seen through its liveness connections, does, or else its heartbeats'
+ * silence), SIGKILL of the leader that is also the controller again, restarted only after the measured
  * window (the dead controller is then found by the hosts' failover, not by its restart), and a restart of ZooKeeper (the controller epoch before and after says whether it cost a
  * controller). Every acknowledged record must stay acknowledged: failed sends are counted.
  * <p>
@@ -84,7 +85,8 @@ final class FaultPhase
             final int plain = partitionLedBy((h) -> h != controller && h >= 0);
             outcomes.add(kill("SIGKILL of a plain leader", plain, zk, true));
             awaitSettled();
-            // no restart to tell the controller the old process is gone: only its heartbeats' silence does
+            // no restart to tell the controller the old process is gone: its exit does (its liveness connections
+            // close), or else its heartbeats' silence
             final int controllerThen = zk.controllerHost();
             final int plainAgain = partitionLedBy((h) -> h != controllerThen && h >= 0);
             outcomes.add(kill("SIGKILL of a plain leader", plainAgain, zk, false));

@@ -292,7 +292,8 @@ final class MultiProcessReport
                 "without an acknowledgement. Killed hosts are started again at once. Goals: acknowledgements resume " +
                 "within 1 s after the kill of any single host, the controller's included; a restarted host serves " +
                 "again within 2 s; a ZooKeeper restart costs no controller. Default settings throughout " +
-                "(ZooKeeper session 18 s, host heartbeat session 600 ms).\n\n");
+                "(ZooKeeper session 18 s, host heartbeat session 6 s, controller timeout 1 s; a killed process's exit " +
+                "is seen at once through its peers' liveness connections).\n\n");
             md.append("| fault | acks paused ms | restarted host back in the ISR after ms | acknowledged | failed | " +
                 "controller epoch | what happened |\n|---|---:|---:|---:|---:|---|---|\n");
             for (final FaultPhase.Outcome o : faults)

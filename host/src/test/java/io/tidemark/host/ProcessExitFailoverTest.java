@@ -1,0 +1,105 @@
+package io.tidemark.host;
+
+import io.tidemark.replication.protocol.PartitionState;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+import java.util.Properties;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Three host processes with a host's default settings (a 6 s heartbeat session, an 18 s ZooKeeper session, a 1 s
+ * controller timeout): a SIGKILLed host's exit is seen through its liveness connections ({@link ProcessExitWatch}),
+ * so its leaderships move, and a killed controller is deposed, on that evidence, not on a session's expiry or the
+ * controller's silence. Each step waits for its outcome with a generous bound; what the test checks is which evidence
+ * the cluster acted on (the hosts' log lines), never how fast.
+ */
+class ProcessExitFailoverTest
+{
+    private static final String TOPIC = "exits";
+
+    @TempDir
+    Path tmp;
+
+    @Test
+    void aKilledLeaderAndAKilledControllerAreSeenByTheirProcessExit() throws Exception
+    {
+        final Properties defaults = new Properties();
+        defaults.putAll(HostConfig.PROCESS_DEFAULTS); // instead of the fixture's 600 ms session
+        defaults.setProperty("min.insync.replicas", "2");
+        // a tick above 250 ms: the hosts' ZooKeeper sessions are a host's default 18 s
+        try (ProcessCluster cluster = new ProcessCluster(tmp, 3, defaults, 1_000))
+        {
+            cluster.start();
+            cluster.createTopicInSync(TOPIC, 3);
+            final int controller = controllerHost(cluster);
+            final int plain = partitionLedBy(cluster, (leader) -> leader != controller);
+            final int killed = cluster.state(TOPIC, plain).leader();
+
+            cluster.kill(killed);
+            assertTrue(ProcessCluster.await(() -> newLeader(cluster, plain, killed), 60_000),
+                "a new leader: " + cluster.state(TOPIC, plain));
+            final String controllerLog = cluster.host(controller).output();
+            assertTrue(controllerLog.contains("host " + controller + ": the process of host " + killed),
+                "the controller's host saw the process exit:\n" + controllerLog);
+            assertTrue(controllerLog.contains("host " + killed + " reported down by its liveness source"),
+                "and acted on it:\n" + controllerLog);
+            assertFalse(controllerLog.contains("host " + killed + " session expired"),
+                "not on the heartbeat session:\n" + controllerLog);
+
+            cluster.restart(killed);
+            assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, plain).isr().length == 3, 60_000),
+                "the restarted host rejoins: " + cluster.state(TOPIC, plain));
+
+            final int controllerPartition = partitionLedBy(cluster, (leader) -> leader == controller);
+            cluster.kill(controller);
+            assertTrue(ProcessCluster.await(() -> newLeader(cluster, controllerPartition, controller), 60_000),
+                "a new leader: " + cluster.state(TOPIC, controllerPartition));
+            boolean deposedOnExit = false;
+            for (int id = 0; id < 3; id++)
+            {
+                if (id != controller)
+                {
+                    deposedOnExit |= cluster.host(id).output().contains("deposed the controller on host " +
+                        controller + ": its process exited");
+                }
+            }
+            assertTrue(deposedOnExit, "a host deposed the killed controller on its exit:\n" +
+                cluster.host((controller + 1) % 3).output() + "\n" + cluster.host((controller + 2) % 3).output());
+        }
+    }
+
+    private static boolean newLeader(final ProcessCluster cluster, final int partition, final int old)
+    {
+        final PartitionState state = cluster.state(TOPIC, partition);
+        return state.leader() >= 0 && state.leader() != old;
+    }
+
+    private static int controllerHost(final ProcessCluster cluster) throws Exception
+    {
+        for (int id = 0; id < 3; id++)
+        {
+            cluster.host(id).commands.println("status");
+            if (cluster.host(id).awaitLine("status", 10_000).contains("controller=true"))
+            {
+                return id;
+            }
+        }
+        throw new AssertionError("no host runs the controller");
+    }
+
+    private static int partitionLedBy(final ProcessCluster cluster, final java.util.function.IntPredicate leader)
+    {
+        for (int p = 0; p < 3; p++)
+        {
+            if (leader.test(cluster.state(TOPIC, p).leader()))
+            {
+                return p;
+            }
+        }
+        throw new AssertionError("no such partition: " + cluster.client().partitions(TOPIC));
+    }
+}
