@@ -1,6 +1,7 @@
 package io.tidemark.replication;
 
 import io.tidemark.replication.protocol.FetchMessages;
+import io.tidemark.replication.protocol.FetchSets;
 import io.tidemark.replication.spi.HostLiveness;
 import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.BatchHandler;
@@ -12,6 +13,7 @@ import org.agrona.concurrent.UnsafeBuffer;
 import org.agrona.collections.Int2ObjectHashMap;
 
 import java.nio.ByteBuffer;
+import java.util.Arrays;
 
 /**
  * The leader side of the fetch protocol on one host: answers fetch and epoch requests from followers, tracks each
@@ -34,6 +36,13 @@ import java.nio.ByteBuffer;
  * incarnation is never raised by a fetch, so a fetch naming a later incarnation cannot reset what the leader knows
  * of the follower, nor one naming an earlier incarnation pass for the current one.
  * <p>
+ * A follower's fetches of one duty cycle arrive as one FETCH_SET ({@link FetchSets}); the answers to one follower
+ * host are gathered over a duty cycle (those answered at once and parked ones now due) and leave as one
+ * FETCH_RESPONSE_SET at {@link #flush}, so the messages per round between two hosts do not grow with the number of
+ * partitions. A set is bounded by what the transport carries; an answer that does not fit beside the others sends
+ * them first. When the transport refuses a set, each of its answers is retried as a refused single answer was.
+ * Error and epoch answers go alone, at once.
+ * <p>
  * Runs on the host agent's thread; allocates nothing per request in steady state.
  */
 final class FetchServer
@@ -54,7 +63,57 @@ final class FetchServer
     private final RateLimitedLog log = new RateLimitedLog(System.getLogger(FetchServer.class.getName()));
     private long droppedRequests;
     private final BatchHandler copyBatch = this::copyBatch;
-    private int scratchLength;
+    private final int setCapacity;
+    private ResponseSet[] sets = new ResponseSet[0];
+    private ResponseSet copyTarget;
+    private int copyLength;
+    private long copiedUpTo;
+    private boolean copyOverflowed;
+
+    /**
+     * The answers gathered for one follower host in this duty cycle: a FETCH_RESPONSE_SET being written, with what
+     * each entry needs should the transport refuse it.
+     */
+    private static final class ResponseSet
+    {
+        final int toHost;
+        final UnsafeBuffer buffer;
+        int length = FetchSets.ENTRIES_OFFSET;
+        int count;
+        int limit;
+        FollowerState[] followers = new FollowerState[16];
+        long[] correlationIds = new long[16];
+        long[] fetchOffsets = new long[16];
+        long[] highWatermarks = new long[16];
+        int[] maxBytes = new int[16];
+
+        ResponseSet(final int toHost, final int capacity)
+        {
+            this.toHost = toHost;
+            this.buffer = new UnsafeBuffer(ByteBuffer.allocateDirect(capacity));
+        }
+
+        void add(final FollowerState follower, final long correlationId, final long fetchOffset, final int max,
+            final long highWatermark, final int entryLength)
+        {
+            if (count == followers.length)
+            {
+                final int n = count * 2; // grows with the partitions one follower host fetches, once
+                followers = Arrays.copyOf(followers, n);
+                correlationIds = Arrays.copyOf(correlationIds, n);
+                fetchOffsets = Arrays.copyOf(fetchOffsets, n);
+                highWatermarks = Arrays.copyOf(highWatermarks, n);
+                maxBytes = Arrays.copyOf(maxBytes, n);
+            }
+            followers[count] = follower;
+            correlationIds[count] = correlationId;
+            fetchOffsets[count] = fetchOffset;
+            highWatermarks[count] = highWatermark;
+            maxBytes[count] = max;
+            count++;
+            length += entryLength;
+        }
+    }
 
     /** Sends ISR change requests to the controller. */
     interface IsrChanges
@@ -72,13 +131,29 @@ final class FetchServer
         this.replicas = replicas;
         this.isrChanges = isrChanges;
         this.registry = ctx.hostLiveness();
-        this.scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(
-            FetchMessages.FetchResponse.HEADER_LENGTH + ctx.replicaFetchMaxBytes() + 1024 * 1024 + 64));
+        this.scratch = new UnsafeBuffer(ByteBuffer.allocateDirect(FetchMessages.FetchResponse.HEADER_LENGTH));
+        this.setCapacity = FetchSets.ENTRIES_OFFSET + FetchMessages.FetchResponse.HEADER_LENGTH +
+            ctx.replicaFetchMaxBytes() + 1024 * 1024 + 64;
     }
 
+    /** Handle the requests waiting, then send the answers they gathered. */
     int poll()
     {
-        return transport.pollRequests(hostId, requestHandler, 64);
+        final int work = transport.pollRequests(hostId, requestHandler, 64);
+        flush();
+        return work;
+    }
+
+    /** Send the answers gathered since the last flush, a message per follower host. */
+    void flush()
+    {
+        for (final ResponseSet set : sets)
+        {
+            if (null != set && set.count > 0)
+            {
+                send(set);
+            }
+        }
     }
 
     /** @return requests dropped unanswered: malformed, claiming another sender, or from an unregistered incarnation. */
@@ -98,6 +173,32 @@ final class FetchServer
                 onFetch(fetchRequest);
                 return;
             }
+        }
+        else if (msgTypeId == FetchSets.FETCH_SET)
+        {
+            final FetchSets.Fault fault = FetchSets.checkRequests(buffer, index, length);
+            if (null != fault)
+            {
+                drop("fetch-server malformed-set", "host " + hostId + " dropped a fetch set (" + length +
+                    " bytes) from host " + fromHost + ": " + fault);
+                return;
+            }
+            final int count = FetchSets.count(buffer, index);
+            final int entries = index + FetchSets.ENTRIES_OFFSET;
+            for (int i = 0; i < count; i++)
+            {
+                if (fetchRequest.wrap(buffer, entries + i * FetchMessages.FetchRequest.LENGTH).replicaId() != fromHost)
+                {
+                    drop("fetch-server malformed-or-misattributed", "host " + hostId + " dropped a fetch set from " +
+                        "host " + fromHost + ": an entry's replica id is not its sender");
+                    return;
+                }
+            }
+            for (int i = 0; i < count; i++)
+            {
+                onFetch(fetchRequest.wrap(buffer, entries + i * FetchMessages.FetchRequest.LENGTH));
+            }
+            return;
         }
         else if (msgTypeId == FetchMessages.EPOCH_REQUEST && length == FetchMessages.EpochRequest.LENGTH)
         {
@@ -234,24 +335,24 @@ final class FetchServer
         return work;
     }
 
+    /** Gather the answer to a fetch into its follower host's set; {@link #flush} sends it. */
     private void respond(final Replica replica, final LeaderState leader, final FollowerState follower,
         final long correlationId, final long fetchOffset, final int maxBytes)
     {
         follower.unpark();
-        scratchLength = FetchMessages.FetchResponse.HEADER_LENGTH;
+        final ResponseSet set = setFor(follower.hostId);
+        if (set.count == FetchSets.MAX_ENTRIES ||
+            (set.count > 0 && set.limit - set.length < FetchMessages.FetchResponse.HEADER_LENGTH + 8))
+        {
+            send(set);
+        }
         try
         {
-            LogReader reader = follower.reader;
-            if (null == reader)
+            if (!copyInto(set, replica, follower, fetchOffset, maxBytes) && set.count > 0)
             {
-                reader = replica.log.openReader();
-                follower.reader = reader;
+                send(set); // not even the first batch fits beside the answers gathered: they go first
+                copyInto(set, replica, follower, fetchOffset, maxBytes);
             }
-            if (reader.position() != fetchOffset)
-            {
-                reader.seek(fetchOffset);
-            }
-            reader.pollBatches(copyBatch, Long.MAX_VALUE, Math.min(maxBytes, ctx.replicaFetchMaxBytes()));
         }
         catch (final StorageException ex)
         {
@@ -259,29 +360,123 @@ final class FetchServer
                 ReplicationError.OFFSET_OUT_OF_RANGE);
             return;
         }
+        final int entry = set.length;
+        final int recordsLength = copyLength - entry - FetchMessages.FetchResponse.HEADER_LENGTH;
         final long hw = leader.highWatermark();
-        fetchResponse.wrap(scratch, 0).encode(replica.partitionId, ReplicationError.NONE, leader.epoch,
-            scratchLength - FetchMessages.FetchResponse.HEADER_LENGTH, correlationId, hw,
-            replica.log.logStartOffset(), replica.log.logEndOffset());
-        if (transport.sendResponse(hostId, follower.hostId, FetchMessages.FETCH_RESPONSE, scratch, 0, scratchLength))
+        fetchResponse.wrap(set.buffer, entry).encode(replica.partitionId, ReplicationError.NONE, leader.epoch,
+            recordsLength, correlationId, hw, replica.log.logStartOffset(), replica.log.logEndOffset());
+        final int entryLength = FetchSets.responseEntryLength(recordsLength);
+        set.buffer.setMemory(copyLength, entry + entryLength - copyLength, (byte)0);
+        set.add(follower, correlationId, fetchOffset, maxBytes, hw, entryLength);
+    }
+
+    /**
+     * Copy the batches a fetch gets into the set, after room for its header, as far as they fit the set; the reader
+     * is left after the last batch copied.
+     *
+     * @return whether a batch was copied, or there was none to copy (false: the first one did not fit).
+     */
+    private boolean copyInto(final ResponseSet set, final Replica replica, final FollowerState follower,
+        final long fetchOffset, final int maxBytes)
+    {
+        LogReader reader = follower.reader;
+        if (null == reader)
         {
-            follower.onAnswerSent(hw);
-            return;
+            reader = replica.log.openReader();
+            follower.reader = reader;
         }
-        if (follower.reader.position() != fetchOffset)
+        if (reader.position() != fetchOffset)
         {
-            follower.reader.seek(fetchOffset); // not delivered: serve the same bytes again next time
+            reader.seek(fetchOffset);
         }
-        follower.onAnswerRefused(correlationId, fetchOffset, maxBytes, clock.time(), ctx.replicaFetchWaitMaxMs());
+        copyTarget = set;
+        copyLength = set.length + FetchMessages.FetchResponse.HEADER_LENGTH;
+        copiedUpTo = fetchOffset;
+        copyOverflowed = false;
+        final int room = set.limit - copyLength;
+        reader.pollBatches(copyBatch, Long.MAX_VALUE, Math.min(Math.min(maxBytes, ctx.replicaFetchMaxBytes()), room));
+        copyTarget = null;
+        if (copyOverflowed)
+        {
+            reader.seek(copiedUpTo); // the batches left out are what the next fetch gets
+            return copiedUpTo != fetchOffset;
+        }
+        return true;
+    }
+
+    private ResponseSet setFor(final int toHost)
+    {
+        if (toHost >= sets.length)
+        {
+            sets = Arrays.copyOf(sets, toHost + 1);
+        }
+        ResponseSet set = sets[toHost];
+        if (null == set)
+        {
+            set = new ResponseSet(toHost, setCapacity);
+            sets[toHost] = set;
+        }
+        if (0 == set.count)
+        {
+            set.limit = Math.min(setCapacity, transport.maxMessageLength());
+        }
+        return set;
+    }
+
+    /** Send a gathered set (a plain FETCH_RESPONSE when it holds one answer) and start it again empty. */
+    private void send(final ResponseSet set)
+    {
+        final int count = set.count;
+        final boolean sent;
+        if (1 == count)
+        {
+            sent = transport.sendResponse(hostId, set.toHost, FetchMessages.FETCH_RESPONSE, set.buffer,
+                FetchSets.ENTRIES_OFFSET, FetchMessages.FetchResponse.HEADER_LENGTH +
+                set.buffer.getInt(FetchSets.ENTRIES_OFFSET + 12));
+        }
+        else
+        {
+            FetchSets.putHeader(set.buffer, 0, count);
+            sent = transport.sendResponse(hostId, set.toHost, FetchSets.FETCH_RESPONSE_SET, set.buffer, 0,
+                set.length);
+        }
+        final long now = sent ? 0 : clock.time();
+        for (int i = 0; i < count; i++)
+        {
+            final FollowerState follower = set.followers[i];
+            set.followers[i] = null;
+            if (sent)
+            {
+                follower.onAnswerSent(set.highWatermarks[i]);
+            }
+            else
+            {
+                final long fetchOffset = set.fetchOffsets[i];
+                if (null != follower.reader && follower.reader.position() != fetchOffset)
+                {
+                    follower.reader.seek(fetchOffset); // not delivered: serve the same bytes again next time
+                }
+                follower.onAnswerRefused(set.correlationIds[i], fetchOffset, set.maxBytes[i], now,
+                    ctx.replicaFetchWaitMaxMs());
+            }
+        }
+        set.count = 0;
+        set.length = FetchSets.ENTRIES_OFFSET;
+        set.limit = Math.min(setCapacity, transport.maxMessageLength());
     }
 
     private void copyBatch(final io.tidemark.store.RecordBatch batch)
     {
         final int length = batch.frameLength();
-        if (scratchLength + length <= scratch.capacity())
+        if (!copyOverflowed && copyLength + length <= copyTarget.limit)
         {
-            scratch.putBytes(scratchLength, batch.buffer(), batch.offset(), length);
-            scratchLength += length;
+            copyTarget.buffer.putBytes(copyLength, batch.buffer(), batch.offset(), length);
+            copyLength += length;
+            copiedUpTo = batch.nextOffset();
+        }
+        else
+        {
+            copyOverflowed = true;
         }
     }
 

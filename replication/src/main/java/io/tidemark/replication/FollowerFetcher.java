@@ -1,6 +1,7 @@
 package io.tidemark.replication;
 
 import io.tidemark.replication.protocol.FetchMessages;
+import io.tidemark.replication.protocol.FetchSets;
 import io.tidemark.replication.spi.Transport;
 import io.tidemark.store.StorageErrorCode;
 import io.tidemark.store.StorageException;
@@ -20,6 +21,11 @@ import java.util.concurrent.locks.ReentrantLock;
  * local logs as raw bytes. Each partition runs the state machine of {@link PartitionFetch}: reconcile the log
  * with the leader's epochs (truncating), then fetch, one request in flight.
  * <p>
+ * The fetches of one duty cycle leave together, one FETCH_SET message to the leader ({@link FetchSets}), and the
+ * leader answers those it can in one FETCH_RESPONSE_SET: the messages, tags and wake-ups per round stay one each way
+ * however many partitions this host follows from that leader, where a message per partition multiplied them by the
+ * partition count. Each entry keeps its partition's own state, correlation id and error.
+ * <p>
  * Partitions are added and removed by the host agent when roles change, under {@link #lock}, which the duty cycle
  * also holds: a partition leaving this fetcher is guaranteed not to be written by it afterwards.
  */
@@ -27,6 +33,8 @@ final class FollowerFetcher implements Agent
 {
     private static final System.Logger LOGGER = System.getLogger(FollowerFetcher.class.getName());
     private static final long REFUSAL_LOG_INTERVAL_MS = 10_000;
+    /** Fetches per FETCH_SET: 10 KiB of requests, well inside the smallest request queue a transport has. */
+    private static final int MAX_SET_ENTRIES = 256;
 
     private final int hostId;
     private final int leaderHostId;
@@ -38,7 +46,13 @@ final class FollowerFetcher implements Agent
     private final FailStop failStop;
     private final ReentrantLock lock = new ReentrantLock();
     private long lastRefusalLogMs = Long.MIN_VALUE / 2;
+    private long lastDropLogMs = Long.MIN_VALUE / 2;
+    private long droppedResponses;
     private final ExpandableArrayBuffer requestBuffer = new ExpandableArrayBuffer(64);
+    private final ExpandableArrayBuffer setBuffer = new ExpandableArrayBuffer(
+        FetchSets.ENTRIES_OFFSET + 16 * FetchMessages.FetchRequest.LENGTH);
+    private PartitionFetch[] gathered = new PartitionFetch[16];
+    private int gatheredCount;
     private final FetchMessages.FetchRequest fetchRequest = new FetchMessages.FetchRequest();
     private final FetchMessages.EpochRequest epochRequest = new FetchMessages.EpochRequest();
     private final FetchMessages.FetchResponse fetchResponse = new FetchMessages.FetchResponse();
@@ -144,6 +158,7 @@ final class FollowerFetcher implements Agent
             {
                 work += step(p, now);
             }
+            sendGathered(now);
             return work;
         }
         finally
@@ -205,23 +220,61 @@ final class FollowerFetcher implements Agent
         return 1;
     }
 
+    /** Gather a partition's fetch into this cycle's FETCH_SET; {@link #sendGathered} sends it. */
     private int sendFetch(final PartitionFetch p, final long now)
     {
+        if (gatheredCount == MAX_SET_ENTRIES)
+        {
+            sendGathered(now);
+        }
         p.correlationId = ++nextCorrelationId;
         p.fetchOffset = p.replica.log.logEndOffset();
-        fetchRequest.wrap(requestBuffer, 0).encode(p.replica.partitionId, hostId, p.leaderEpoch,
+        final int at = FetchSets.ENTRIES_OFFSET + gatheredCount * FetchMessages.FetchRequest.LENGTH;
+        fetchRequest.wrap(setBuffer, at).encode(p.replica.partitionId, hostId, p.leaderEpoch,
             ctx.replicaFetchMaxBytes(), incarnation, p.fetchOffset, p.correlationId);
-        if (transport.sendRequest(hostId, leaderHostId, FetchMessages.FETCH_REQUEST, requestBuffer, 0,
-            FetchMessages.FetchRequest.LENGTH))
+        if (gatheredCount == gathered.length)
         {
-            p.sentAtMs = now;
-            p.state = PartitionFetch.State.AWAIT_FETCH; // the steady-state loop records no reason: it allocates nothing
+            gathered = Arrays.copyOf(gathered, gathered.length * 2); // grows with the partitions followed, once
+        }
+        gathered[gatheredCount++] = p;
+        p.sentAtMs = now;
+        p.state = PartitionFetch.State.AWAIT_FETCH; // the steady-state loop records no reason: it allocates nothing
+        return 1;
+    }
+
+    /**
+     * Send the fetches gathered in this cycle: one FETCH_SET, or the plain FETCH_REQUEST when there is one. A set
+     * the transport refuses backs off each of its partitions, as a refused single fetch did.
+     */
+    private void sendGathered(final long now)
+    {
+        final int count = gatheredCount;
+        if (0 == count)
+        {
+            return;
+        }
+        gatheredCount = 0;
+        final boolean sent;
+        if (1 == count)
+        {
+            sent = transport.sendRequest(hostId, leaderHostId, FetchMessages.FETCH_REQUEST, setBuffer,
+                FetchSets.ENTRIES_OFFSET, FetchMessages.FetchRequest.LENGTH);
         }
         else
         {
-            backoff(p, PartitionFetch.State.FETCH, "request not sent", now);
+            FetchSets.putHeader(setBuffer, 0, count);
+            sent = transport.sendRequest(hostId, leaderHostId, FetchSets.FETCH_SET, setBuffer, 0,
+                FetchSets.ENTRIES_OFFSET + count * FetchMessages.FetchRequest.LENGTH);
         }
-        return 1;
+        for (int i = 0; i < count; i++)
+        {
+            final PartitionFetch p = gathered[i];
+            gathered[i] = null;
+            if (!sent && p.state == PartitionFetch.State.AWAIT_FETCH)
+            {
+                backoff(p, PartitionFetch.State.FETCH, "request not sent", now);
+            }
+        }
     }
 
     private void backoff(final PartitionFetch p, final PartitionFetch.State then, final String why, final long now)
@@ -248,14 +301,37 @@ final class FollowerFetcher implements Agent
         {
             if (msgTypeId == FetchMessages.FETCH_RESPONSE)
             {
-                fetchResponse.wrap(buffer, index);
-                final PartitionFetch p = find(fetchResponse.partitionId(), fetchResponse.correlationId());
-                if (null != p && p.state == PartitionFetch.State.AWAIT_FETCH)
+                if (length >= FetchMessages.FetchResponse.HEADER_LENGTH)
                 {
-                    onFetchResponse(p, clock.time());
+                    fetchResponse.wrap(buffer, index);
+                    final int recordsLength = fetchResponse.recordsLength();
+                    if (recordsLength >= 0 && recordsLength <= length - FetchMessages.FetchResponse.HEADER_LENGTH)
+                    {
+                        onFetchEntry(clock.time());
+                        return;
+                    }
+                }
+                dropResponse(msgTypeId, length, "a fetch response whose records do not fit it");
+            }
+            else if (msgTypeId == FetchSets.FETCH_RESPONSE_SET)
+            {
+                final FetchSets.Fault fault = FetchSets.checkResponses(buffer, index, length);
+                if (null != fault)
+                {
+                    dropResponse(msgTypeId, length, "a fetch response set refused: " + fault);
+                    return;
+                }
+                final int count = FetchSets.count(buffer, index);
+                final long now = clock.time();
+                int at = index + FetchSets.ENTRIES_OFFSET;
+                for (int i = 0; i < count; i++)
+                {
+                    fetchResponse.wrap(buffer, at);
+                    at += FetchSets.responseEntryLength(buffer, at);
+                    onFetchEntry(now);
                 }
             }
-            else if (msgTypeId == FetchMessages.EPOCH_RESPONSE)
+            else if (msgTypeId == FetchMessages.EPOCH_RESPONSE && length >= FetchMessages.EpochResponse.LENGTH)
             {
                 epochResponse.wrap(buffer, index);
                 final PartitionFetch p = find(epochResponse.partitionId(), epochResponse.correlationId());
@@ -280,6 +356,42 @@ final class FollowerFetcher implements Agent
         catch (final RuntimeException ex)
         {
             errorHandler.onError(ex);
+        }
+    }
+
+    /** The response {@link #fetchResponse} wraps, checked in bounds: to its partition if it answers its fetch. */
+    private void onFetchEntry(final long now)
+    {
+        final PartitionFetch p = find(fetchResponse.partitionId(), fetchResponse.correlationId());
+        if (null != p && p.state == PartitionFetch.State.AWAIT_FETCH)
+        {
+            onFetchResponse(p, now);
+        }
+    }
+
+    private void dropResponse(final int msgTypeId, final int length, final String what)
+    {
+        droppedResponses++;
+        final long now = clock.time();
+        if (now - lastDropLogMs > REFUSAL_LOG_INTERVAL_MS)
+        {
+            lastDropLogMs = now;
+            LOGGER.log(System.Logger.Level.WARNING, "host " + hostId + " dropped " + what + " from leader " +
+                leaderHostId + " (type " + msgTypeId + ", " + length + " bytes)");
+        }
+    }
+
+    /** @return responses dropped as malformed (out of bounds, or a set refused whole). */
+    long droppedResponses()
+    {
+        lock.lock();
+        try
+        {
+            return droppedResponses;
+        }
+        finally
+        {
+            lock.unlock();
         }
     }
 

@@ -172,4 +172,11 @@ public final class InProcessTransport implements Transport
     {
         return responseRingBytes / 8;
     }
+
+    /** @return the largest response a ring carries (an eighth of it); requests are short and fixed in size. */
+    @Override
+    public int maxMessageLength()
+    {
+        return maxResponseLength();
+    }
 }

@@ -86,6 +86,7 @@ final class ReplicaHostAgent implements Agent
                 errorHandler.onError(ex);
             }
         }
+        host.fetchServer().flush(); // the parked fetches answered in this cycle, a message per follower host
         return work;
     }
 
