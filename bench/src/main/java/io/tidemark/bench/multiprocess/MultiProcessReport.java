@@ -289,7 +289,8 @@ final class MultiProcessReport
             md.append("## Availability under faults (Tidemark)\n\n");
             md.append("An idempotent acks=all producer sends 1,000 records/s (linger 0) to one partition of topic `" +
                 FaultPhase.TOPIC + "` while the fault is injected; the pause is the longest time after the fault " +
-                "without an acknowledgement. Killed hosts are started again at once. Goals: acknowledgements resume " +
+                "without an acknowledgement. Killed hosts are started again at once or after the measured window, as " +
+                "each row says. Goals: acknowledgements resume " +
                 "within 1 s after the kill of any single host, the controller's included; a restarted host serves " +
                 "again within 2 s; a ZooKeeper restart costs no controller. Default settings throughout " +
                 "(ZooKeeper session 18 s, host heartbeat session 6 s, controller timeout 1 s; a killed process's exit " +
