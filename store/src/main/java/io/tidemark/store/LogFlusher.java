@@ -126,6 +126,32 @@ final class LogFlusher
         final boolean always,
         final boolean checkpointSpaceThrows)
     {
+        forceAndCheckpoint(segments, segments.length, end, logStartOffset, always, checkpointSpaceThrows);
+    }
+
+    /**
+     * The flush after a roll: force the sealed segments (all but the last), the directory if it changed, then move
+     * the recovery point to the last segment's base offset and write the checkpoint. The data appended to the new
+     * segment since the roll is left to the next flush, as Kafka's roll flush does: forcing it here would make the
+     * agent wait for the disk again, and write back pages just behind the writer. Caller holds the lock.
+     *
+     * @param segments       the segment set now.
+     * @param logStartOffset the log start offset to checkpoint.
+     */
+    void forceRolledAndCheckpoint(final Segment[] segments, final long logStartOffset)
+    {
+        final int last = segments.length - 1;
+        forceAndCheckpoint(segments, last, segments[last].baseOffset(), logStartOffset, false, false);
+    }
+
+    private void forceAndCheckpoint(
+        final Segment[] segments,
+        final int count,
+        final long end,
+        final long logStartOffset,
+        final boolean always,
+        final boolean checkpointSpaceThrows)
+    {
         try
         {
             int from = Math.max(0, LogSegments.floorIndex(segments, recoveryPoint));
@@ -133,7 +159,7 @@ final class LogFlusher
             {
                 from--; // sealed when the recovery point had already reached its end: trim it and force its indexes
             }
-            for (int i = from; i < segments.length; i++)
+            for (int i = from; i < count; i++)
             {
                 final Segment segment = segments[i];
                 if (segment.needsFlush())

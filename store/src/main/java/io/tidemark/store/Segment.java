@@ -425,6 +425,19 @@ final class Segment
         return writeback.writeBack(sync, dirtyBytesMax, size());
     }
 
+    /**
+     * Log agent duty, before the roll's flush: write back the next {@code step} bytes of this sealed segment's
+     * data that a flush has not covered ({@link SegmentWriteback#writeBackSealedStep}).
+     *
+     * @return bytes written back: 0 once the rest is for the flush alone (not sealed, flushed, or all written back).
+     */
+    int writeBackSealedStep(final FileSync sync, final int step)
+    {
+        // flushedPosition is the flusher's (under its lock): a stale read only writes back clean pages again
+        final int flushed = flushedPosition;
+        return sealed && flushed < size() ? writeback.writeBackSealedStep(sync, flushed, size(), step) : 0;
+    }
+
     /** @return the position below which the log agent has written back every full page ({@link #writeBack}). */
     int writtenBackPosition()
     {

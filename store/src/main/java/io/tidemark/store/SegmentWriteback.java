@@ -74,6 +74,40 @@ final class SegmentWriteback
         }
     }
 
+    /**
+     * A step of the roll's flush, before the flush itself: write back the next {@code step} bytes of a sealed
+     * segment's data, so that the flush that follows finds the pages clean and the log agent, which pre-faults the
+     * next segment between two steps, is never held for the whole segment's writeback. The writer never touches a
+     * sealed segment again, so every page may be written back, the last partial one included. The recovery point is
+     * not moved here either.
+     *
+     * @param flushed the segment's flushed position: data below it is on disk already.
+     * @param size    the sealed segment's size.
+     * @param step    most bytes to write back in this call.
+     * @return bytes written back (0 when the segment's data is all written back, or it is closed).
+     * @throws java.io.UncheckedIOException when the writeback fails (see {@link #writeBack}).
+     */
+    int writeBackSealedStep(final FileSync sync, final int flushed, final int size, final int step)
+    {
+        lock.lock();
+        try
+        {
+            final int from = Math.max(writtenBackPosition, flushed);
+            if (closed || from >= size)
+            {
+                return 0;
+            }
+            final int end = (int)Math.min(size, (long)from + step);
+            sync.force(mapping, from, end - from);
+            writtenBackPosition = end;
+            return end - from;
+        }
+        finally
+        {
+            lock.unlock();
+        }
+    }
+
     /** The segment's data now ends at {@code newSize} (writer thread, after a load or a truncation). */
     void truncatedTo(final int newSize)
     {
@@ -102,7 +136,7 @@ final class SegmentWriteback
         }
     }
 
-    /** @return the position below which every full page has been written back. */
+    /** @return the position below which every full page (every byte, once sealed and stepped) is written back. */
     int writtenBackPosition()
     {
         return writtenBackPosition;
