@@ -116,7 +116,7 @@ final class ProcessExitWatch implements Runnable, AutoCloseable
         final byte[] nonce = new byte[LivenessHello.NONCE_LENGTH];
         final ByteBuffer out = ByteBuffer.allocate(LivenessHello.CHALLENGE_LENGTH);
         final ByteBuffer in = ByteBuffer.allocate(LivenessHello.HELLO_LENGTH);
-        int state = NONE;
+        volatile int state = NONE; // written by the watch thread only; read by verified()
         long incarnation;
         int port;
         SocketChannel channel;
