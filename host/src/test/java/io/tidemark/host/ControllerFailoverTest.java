@@ -62,7 +62,7 @@ class ControllerFailoverTest
         {
             cluster.start();
             final int controller = startTopic(cluster);
-            final int partition = partitionLedBy(cluster, controller);
+            final int partition = cluster.partitionLedBy(TOPIC, (leader) -> leader == controller);
             try (CuratorFramework zk = zooKeeper(cluster))
             {
                 final Map<Long, String> acked = new ConcurrentHashMap<>();
@@ -105,7 +105,7 @@ class ControllerFailoverTest
         {
             cluster.start();
             final int controller = startTopic(cluster);
-            final int partition = partitionLedBy(cluster, controller);
+            final int partition = cluster.partitionLedBy(TOPIC, (leader) -> leader == controller);
             final Map<Long, String> acked = new ConcurrentHashMap<>();
             final List<Long> ackTimes = new ArrayList<>();
             try (Producer producer = producer(cluster))
@@ -239,18 +239,6 @@ class ControllerFailoverTest
             Thread.currentThread().interrupt();
             throw new AssertionError(ex);
         }
-    }
-
-    private static int partitionLedBy(final ProcessCluster cluster, final int host)
-    {
-        for (int p = 0; p < 3; p++)
-        {
-            if (cluster.state(TOPIC, p).leader() == host)
-            {
-                return p;
-            }
-        }
-        throw new AssertionError("no partition led by host " + host + ": " + cluster.client().partitions(TOPIC));
     }
 
     private static void signal(final ProcessCluster cluster, final int id, final String signal) throws Exception

@@ -49,9 +49,9 @@ class LeaderKillTest
             final TidemarkClient client = cluster.client();
             // three partitions, led by hosts 0, 1 and 2: one leader is also the controller, the others are not
             cluster.createTopicInSync(TOPIC, 3);
-            final int controller = controllerHost(cluster);
-            final int plainPartition = partitionLedBy(cluster, (leader) -> leader != controller);
-            final int controllerPartition = partitionLedBy(cluster, (leader) -> leader == controller);
+            final int controller = cluster.controllerHost();
+            final int plainPartition = cluster.partitionLedBy(TOPIC, (leader) -> leader != controller);
+            final int controllerPartition = cluster.partitionLedBy(TOPIC, (leader) -> leader == controller);
 
             final Map<Integer, Map<Long, String>> acked = new HashMap<>();
             acked.put(plainPartition, killLeaderUnderLoad(cluster, plainPartition, "leader"));
@@ -145,31 +145,6 @@ class LeaderKillTest
         assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, partition).isr().length == 3, 60_000),
             "the restarted host rejoins the ISR: " + cluster.state(TOPIC, partition));
         return acked;
-    }
-
-    private static int controllerHost(final ProcessCluster cluster) throws Exception
-    {
-        for (int id = 0; id < 3; id++)
-        {
-            cluster.host(id).commands.println("status");
-            if (cluster.host(id).awaitLine("status", 10_000).contains("controller=true"))
-            {
-                return id;
-            }
-        }
-        throw new AssertionError("no host runs the controller");
-    }
-
-    private static int partitionLedBy(final ProcessCluster cluster, final java.util.function.IntPredicate leader)
-    {
-        for (int p = 0; p < 3; p++)
-        {
-            if (leader.test(cluster.state(TOPIC, p).leader()))
-            {
-                return p;
-            }
-        }
-        throw new AssertionError("no such partition: " + cluster.client().partitions(TOPIC));
     }
 
     /** Values that occur more than once in a map of records. */

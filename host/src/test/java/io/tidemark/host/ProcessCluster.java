@@ -28,6 +28,7 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
+import java.util.function.IntPredicate;
 
 /**
  * Test fixture: a ZooKeeper server in this JVM (curator-test's, with a short tick so that sessions can be short)
@@ -363,6 +364,34 @@ final class ProcessCluster implements AutoCloseable
     PartitionState state(final String topic, final int partition)
     {
         return client.partitions(topic).get(partition);
+    }
+
+    /** @return the host whose {@code status} command says it runs the controller. */
+    int controllerHost() throws Exception
+    {
+        for (int id = 0; id < hosts.length; id++)
+        {
+            host(id).commands.println("status");
+            if (host(id).awaitLine("status", 10_000).contains("controller=true"))
+            {
+                return id;
+            }
+        }
+        throw new AssertionError("no host runs the controller");
+    }
+
+    /** @return the first of the topic's partitions whose leader, as the client sees it, passes {@code leader}. */
+    int partitionLedBy(final String topic, final IntPredicate leader)
+    {
+        final List<PartitionState> partitions = client.partitions(topic);
+        for (int p = 0; p < partitions.size(); p++)
+        {
+            if (leader.test(state(topic, p).leader()))
+            {
+                return p;
+            }
+        }
+        throw new AssertionError("no such partition: " + client.partitions(topic));
     }
 
     /**

@@ -35,8 +35,8 @@ class ProcessExitFailoverTest
         {
             cluster.start();
             cluster.createTopicInSync(TOPIC, 3);
-            final int controller = controllerHost(cluster);
-            final int plain = partitionLedBy(cluster, (leader) -> leader != controller);
+            final int controller = cluster.controllerHost();
+            final int plain = cluster.partitionLedBy(TOPIC, (leader) -> leader != controller);
             final int killed = cluster.state(TOPIC, plain).leader();
 
             cluster.kill(killed);
@@ -54,7 +54,7 @@ class ProcessExitFailoverTest
             assertTrue(ProcessCluster.await(() -> cluster.state(TOPIC, plain).isr().length == 3, 60_000),
                 "the restarted host rejoins: " + cluster.state(TOPIC, plain));
 
-            final int controllerPartition = partitionLedBy(cluster, (leader) -> leader == controller);
+            final int controllerPartition = cluster.partitionLedBy(TOPIC, (leader) -> leader == controller);
             cluster.kill(controller);
             assertTrue(ProcessCluster.await(() -> newLeader(cluster, controllerPartition, controller), 60_000),
                 "a new leader: " + cluster.state(TOPIC, controllerPartition));
@@ -76,30 +76,5 @@ class ProcessExitFailoverTest
     {
         final PartitionState state = cluster.state(TOPIC, partition);
         return state.leader() >= 0 && state.leader() != old;
-    }
-
-    private static int controllerHost(final ProcessCluster cluster) throws Exception
-    {
-        for (int id = 0; id < 3; id++)
-        {
-            cluster.host(id).commands.println("status");
-            if (cluster.host(id).awaitLine("status", 10_000).contains("controller=true"))
-            {
-                return id;
-            }
-        }
-        throw new AssertionError("no host runs the controller");
-    }
-
-    private static int partitionLedBy(final ProcessCluster cluster, final java.util.function.IntPredicate leader)
-    {
-        for (int p = 0; p < 3; p++)
-        {
-            if (leader.test(cluster.state(TOPIC, p).leader()))
-            {
-                return p;
-            }
-        }
-        throw new AssertionError("no such partition: " + cluster.client().partitions(TOPIC));
     }
 }
