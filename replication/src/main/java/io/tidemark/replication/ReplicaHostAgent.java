@@ -27,6 +27,7 @@ final class ReplicaHostAgent implements Agent
     private final ErrorHandler errorHandler;
     private final Consumer<ControlMessage> controlHandler = this::onControl;
     private final boolean runsLogAgents;
+    private final long isrAnswerTimeoutMs;
     private long nextHeartbeatMs;
 
     ReplicaHostAgent(final ReplicaHost host, final ReplicationContext ctx, final ErrorHandler errorHandler)
@@ -36,6 +37,13 @@ final class ReplicaHostAgent implements Agent
         this.clock = ctx.epochClock();
         this.errorHandler = errorHandler;
         this.runsLogAgents = !ctx.logMaintenanceThread();
+        // An ISR change the controller has not answered in this time is sent again. The controller answers every
+        // AlterIsr with its current state (a duplicate of an applied change is refused and ends the wait just the
+        // same), so sending again costs one control message. Until the answer comes the leader makes no other ISR
+        // change: with the host session as the wait (60 s in some tests), a lost answer kept a caught-up follower
+        // out of the ISR, and acks=all below min.insync.replicas, for that long.
+        this.isrAnswerTimeoutMs = Math.min(ctx.hostSessionTimeoutMs(),
+            Math.max(ctx.replicaLagTimeMaxMs(), 2 * ctx.hostHeartbeatIntervalMs()));
     }
 
     @Override
@@ -103,7 +111,7 @@ final class ReplicaHostAgent implements Agent
             if (now >= leader.nextIsrCheckMs)
             {
                 leader.nextIsrCheckMs = now + Math.max(1, ctx.replicaLagTimeMaxMs() / 8);
-                final int[] overdue = leader.overdueChange(now, ctx.hostSessionTimeoutMs());
+                final int[] overdue = leader.overdueChange(now, isrAnswerTimeoutMs);
                 if (null != overdue)
                 {
                     host.resendIsrChange(replica, leader, overdue);
