@@ -177,7 +177,7 @@ final class FollowerFetcher implements Agent
                 return sendFetch(p, now);
             case AWAIT_EPOCH:
             case AWAIT_FETCH:
-                if (now - p.sentAtMs > ctx.replicaFetchWaitMaxMs() + ctx.hostSessionTimeoutMs())
+                if (now - p.sentAtMs > ctx.replicaFetchWaitMaxMs() + ctx.lostAnswerTimeoutMs())
                 {
                     backoff(p, p.state == PartitionFetch.State.AWAIT_EPOCH ? PartitionFetch.State.RECONCILE :
                         PartitionFetch.State.FETCH, "no response from leader " + leaderHostId, now);

@@ -37,13 +37,8 @@ final class ReplicaHostAgent implements Agent
         this.clock = ctx.epochClock();
         this.errorHandler = errorHandler;
         this.runsLogAgents = !ctx.logMaintenanceThread();
-        // An ISR change the controller has not answered in this time is sent again. The controller answers every
-        // AlterIsr with its current state (a duplicate of an applied change is refused and ends the wait just the
-        // same), so sending again costs one control message. Until the answer comes the leader makes no other ISR
-        // change: with the host session as the wait (60 s in some tests), a lost answer kept a caught-up follower
-        // out of the ISR, and acks=all below min.insync.replicas, for that long.
-        this.isrAnswerTimeoutMs = Math.min(ctx.hostSessionTimeoutMs(),
-            Math.max(ctx.replicaLagTimeMaxMs(), 2 * ctx.hostHeartbeatIntervalMs()));
+        // an ISR change the controller has not answered is sent again after this: see lostAnswerTimeoutMs
+        this.isrAnswerTimeoutMs = ctx.lostAnswerTimeoutMs();
     }
 
     @Override

@@ -342,6 +342,20 @@ public final class ReplicationContext
         return hostHeartbeatIntervalMs;
     }
 
+    /**
+     * @return how long an answer may be missing before its request is sent again: a leader's ISR change to the
+     *         controller, a follower's fetch (beyond its long poll). {@code max(replica.lag.time.max.ms, two
+     *         heartbeat intervals)}, at most the host session. Answers are matched to their requests (the controller
+     *         answers every ISR change with its current state; a fetch answer carries its correlation id), so a
+     *         request sent again costs one message, while a lost answer costs this long: with the host session as
+     *         the wait, a follower whose long poll's answer was lost (a partition healing, say) stayed out of the
+     *         ISR for the whole session.
+     */
+    public long lostAnswerTimeoutMs()
+    {
+        return Math.min(hostSessionTimeoutMs, Math.max(replicaLagTimeMaxMs, 2 * hostHeartbeatIntervalMs));
+    }
+
     /** @param v see {@link #CONTROLLER_TIMEOUT_MS}. @return this */
     public ReplicationContext controllerTimeoutMs(final long v)
     {
