@@ -5,7 +5,6 @@ import io.tidemark.replication.protocol.FetchSets;
 import io.tidemark.replication.spi.Transport;
 
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -30,11 +29,17 @@ class FetchSetTest
     Path tmp;
 
     /** Counts the messages of each type, then passes them on. */
-    private static final class Counting implements Transport
+    private static final class Counting extends ForwardingTransport
     {
         final InProcessTransport delegate = new InProcessTransport(3, 1 << 20, 16 << 20);
         final Map<Integer, AtomicLong> requests = new ConcurrentHashMap<>();
         final Map<Integer, AtomicLong> responses = new ConcurrentHashMap<>();
+
+        @Override
+        Transport delegate()
+        {
+            return delegate;
+        }
 
         long requests(final int type)
         {
@@ -60,30 +65,6 @@ class FetchSetTest
         {
             responses.computeIfAbsent(msgTypeId, (t) -> new AtomicLong()).incrementAndGet();
             return delegate.sendResponse(fromHost, toHost, msgTypeId, buffer, offset, length);
-        }
-
-        @Override
-        public int pollRequests(final int host, final RequestHandler handler, final int limit)
-        {
-            return delegate.pollRequests(host, handler, limit);
-        }
-
-        @Override
-        public int pollResponses(final int host, final int fromHost, final MessageHandler handler, final int limit)
-        {
-            return delegate.pollResponses(host, fromHost, handler, limit);
-        }
-
-        @Override
-        public void hostUp(final int host)
-        {
-            delegate.hostUp(host);
-        }
-
-        @Override
-        public void hostDown(final int host)
-        {
-            delegate.hostDown(host);
         }
 
         @Override

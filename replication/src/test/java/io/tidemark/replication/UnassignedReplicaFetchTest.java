@@ -5,7 +5,6 @@ import io.tidemark.replication.protocol.PartitionState;
 import io.tidemark.replication.spi.Transport;
 
 import org.agrona.DirectBuffer;
-import org.agrona.concurrent.MessageHandler;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -28,17 +27,16 @@ class UnassignedReplicaFetchTest
     Path tmp;
 
     /** Records the error of every fetch response sent to host 3, then passes it on. */
-    private static final class Recording implements Transport
+    private static final class Recording extends ForwardingTransport
     {
         final InProcessTransport delegate = new InProcessTransport(4, 1 << 20, 4 << 20);
         final Queue<ReplicationError> toHost3 = new ConcurrentLinkedQueue<>();
         private final FetchMessages.FetchResponse response = new FetchMessages.FetchResponse();
 
         @Override
-        public boolean sendRequest(final int fromHost, final int toHost, final int msgTypeId,
-            final DirectBuffer buffer, final int offset, final int length)
+        Transport delegate()
         {
-            return delegate.sendRequest(fromHost, toHost, msgTypeId, buffer, offset, length);
+            return delegate;
         }
 
         @Override
@@ -52,30 +50,6 @@ class UnassignedReplicaFetchTest
                 toHost3.add(response.wrap(copy, 0).error());
             }
             return delegate.sendResponse(fromHost, toHost, msgTypeId, buffer, offset, length);
-        }
-
-        @Override
-        public int pollRequests(final int host, final RequestHandler handler, final int limit)
-        {
-            return delegate.pollRequests(host, handler, limit);
-        }
-
-        @Override
-        public int pollResponses(final int host, final int fromHost, final MessageHandler handler, final int limit)
-        {
-            return delegate.pollResponses(host, fromHost, handler, limit);
-        }
-
-        @Override
-        public void hostUp(final int host)
-        {
-            delegate.hostUp(host);
-        }
-
-        @Override
-        public void hostDown(final int host)
-        {
-            delegate.hostDown(host);
         }
     }
 
