@@ -27,7 +27,6 @@ final class ReplicaHostAgent implements Agent
     private final ErrorHandler errorHandler;
     private final Consumer<ControlMessage> controlHandler = this::onControl;
     private final boolean runsLogAgents;
-    private final long isrAnswerTimeoutMs;
     private long nextHeartbeatMs;
 
     ReplicaHostAgent(final ReplicaHost host, final ReplicationContext ctx, final ErrorHandler errorHandler)
@@ -37,8 +36,6 @@ final class ReplicaHostAgent implements Agent
         this.clock = ctx.epochClock();
         this.errorHandler = errorHandler;
         this.runsLogAgents = !ctx.logMaintenanceThread();
-        // an ISR change the controller has not answered is sent again after this: see lostAnswerTimeoutMs
-        this.isrAnswerTimeoutMs = ctx.lostAnswerTimeoutMs();
     }
 
     @Override
@@ -106,7 +103,7 @@ final class ReplicaHostAgent implements Agent
             if (now >= leader.nextIsrCheckMs)
             {
                 leader.nextIsrCheckMs = now + Math.max(1, ctx.replicaLagTimeMaxMs() / 8);
-                final int[] overdue = leader.overdueChange(now, isrAnswerTimeoutMs);
+                final int[] overdue = leader.overdueChange(now, ctx.lostAnswerTimeoutMs());
                 if (null != overdue)
                 {
                     host.resendIsrChange(replica, leader, overdue);
