@@ -34,6 +34,8 @@ public final class MultiProcessBench
     static final String HOSTS_DIR = "hosts";
     /** Where the profile summaries go, under the report directory. */
     static final String PROFILES_DIR = "profiles";
+    /** The name under which the profiles show the bench's own JVM: the producer's side of every cell. */
+    static final String BENCH_CLIENT = "bench-client";
 
     private final Comparison comparison;
     private final MultiProcessPlan plan;
@@ -302,12 +304,16 @@ public final class MultiProcessBench
             .append("Each server process of ").append(target.name()).append(" profiled in three phases on topic `")
             .append(topic).append("` (").append(partitions).append(" partition(s), RF=3, acks=all): idle, ")
             .append(plan.rate()).append(" records/s, saturated; each ").append(plan.profileMs() / 1000)
-            .append(" s. CPU by thread is from /proc over the window; the JFR summary covers the phase with its " +
-            "warm-up. These phases are not the measured cells: JFR's own cost is in them.\n\n");
+            .append(" s. The bench's own JVM, which runs the producer, is profiled beside them as `")
+            .append(BENCH_CLIENT).append("` (its CPU is never counted as the system's). CPU by thread is from /proc " +
+            "over the window; the JFR summary covers the phase with its warm-up. These phases are not the measured " +
+            "cells: JFR's own cost is in them.\n\n");
+        final List<LoadTarget.Server> profiled = new ArrayList<>(target.servers());
+        profiled.add(new LoadTarget.Server(BENCH_CLIENT, ProcessHandle.current().pid()));
         final String[] labels = {"idle", "rate", "saturated"};
         for (final String label : labels)
         {
-            final Profiler profiler = new Profiler(target.servers(), recordings, target.name() + "-" + label);
+            final Profiler profiler = new Profiler(profiled, recordings, target.name() + "-" + label);
             out.println("  " + target.name() + ": profiling " + label);
             out.flush();
             settle(target, topic, 1, Acks.ALL, "profile " + label);
