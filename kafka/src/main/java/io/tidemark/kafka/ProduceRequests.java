@@ -24,7 +24,9 @@ import java.util.List;
  * (where an error closes the connection, as Kafka does, so that the client refreshes its metadata).
  * <p>
  * A full leader queue (back-pressure) holds the rest of the connection's requests until the batch is queued, so the
- * batches of one connection reach each partition in the order they were sent. On the listener's agent thread.
+ * batches of one connection reach each partition in the order they were sent. Once a request's partitions are
+ * queued, the leader's agent thread is woken once ({@link LeaderPartitions#wakeUp()}), so that the request does not
+ * wait out that thread's idle park. On the listener's agent thread.
  */
 final class ProduceRequests
 {
@@ -77,6 +79,7 @@ final class ProduceRequests
         final boolean byId = request.version() >= 13;
         final LeaderPartitions partitions = listener.partitions();
         final Iterable<PartitionState> states = listener.metadata().partitions();
+        boolean queuedAny = false;
         for (final ProduceRequestData.TopicProduceData topic : data.topicData())
         {
             final String name = byId ? listener.topicIds().nameOf(topic.topicId(), states) : topic.name();
@@ -143,6 +146,7 @@ final class ProduceRequests
                     decoder.baseSequence(), decoder.buffer(), 0, decoder.encodedLength());
                 if (queued == ReplicationError.NONE)
                 {
+                    queuedAny = true;
                     if (data.acks() != 0)
                     {
                         waiting.put(token, slot);
@@ -160,6 +164,10 @@ final class ProduceRequests
                         KafkaErrors.of(queued), null);
                 }
             }
+        }
+        if (queuedAny)
+        {
+            partitions.wakeUp(); // once per request, not per partition
         }
         if (!pending.retries.isEmpty())
         {
@@ -233,6 +241,7 @@ final class ProduceRequests
             return 0;
         }
         int work = 0;
+        boolean queuedAny = false;
         final LeaderPartitions partitions = listener.partitions();
         for (int i = 0; i < connections.size(); i++)
         {
@@ -256,6 +265,10 @@ final class ProduceRequests
                     queued = partitions.produce(listener.session(), retry.partitionId, token, pending.acks,
                         pending.timeoutMs, retry.producerId, retry.producerEpoch, retry.baseSequence, retry.records, 0,
                         retry.records.capacity());
+                    if (queued == ReplicationError.NONE)
+                    {
+                        queuedAny = true;
+                    }
                     if (queued == ReplicationError.NONE && pending.acks != 0)
                     {
                         waiting.put(token, retry.slot);
@@ -282,6 +295,10 @@ final class ProduceRequests
                 blocked--;
                 maybeAnswer(pending);
             }
+        }
+        if (queuedAny)
+        {
+            partitions.wakeUp();
         }
         return work;
     }

@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * A replica host: a directory of replica logs with an id, serving as leader or follower for each partition
@@ -58,6 +59,10 @@ public final class ReplicaHost
     private final HostRegistration registration;
     private final HostLogs logs;
     private boolean stopAnnounced;
+    /** The thread that ran the last duty cycle, for {@link #wakeUp()}. */
+    private volatile Thread dutyThread;
+    /** Whether the last duty cycle found no work, so its thread may be parked in its idle strategy. */
+    private volatile boolean mayBeParked;
     /** Opens new replicas off the agent thread where that thread also serves the network; null: opened inline. */
     private final ReplicaOpener opener;
     private final ReplicaOpener.Handler onOpened = new ReplicaOpener.Handler()
@@ -142,6 +147,38 @@ public final class ReplicaHost
     public Path directory()
     {
         return dir;
+    }
+
+    /**
+     * On the duty thread, at the end of each cycle: note the thread and whether it found work, for
+     * {@link #wakeUp()}. Writes the volatile fields only when they change.
+     */
+    void onDutyCycle(final boolean worked)
+    {
+        final Thread current = Thread.currentThread();
+        if (dutyThread != current)
+        {
+            dutyThread = current;
+        }
+        if (mayBeParked == worked)
+        {
+            mayBeParked = !worked;
+        }
+    }
+
+    /**
+     * From any thread, after queuing produce requests: unpark the duty thread when its last cycle found no work, so
+     * that the requests do not wait out its idle strategy's park (up to 1 ms, or {@code QuietIdleStrategy}'s deeper
+     * park once the host was quiet). A hint: a cycle that began before the request was queued and ends idle parks
+     * anyway, and the request waits for the park as it would without the hint.
+     */
+    void wakeUp()
+    {
+        final Thread thread = dutyThread;
+        if (mayBeParked && null != thread)
+        {
+            LockSupport.unpark(thread);
+        }
     }
 
     /** @return the partitions this host leads, for servers in front of it (thread-safe). */

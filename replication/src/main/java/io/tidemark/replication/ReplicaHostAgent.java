@@ -87,6 +87,7 @@ final class ReplicaHostAgent implements Agent
             }
         }
         host.fetchServer().flush(); // the parked fetches answered in this cycle, a message per follower host
+        host.onDutyCycle(work > 0);
         return work;
     }
 
