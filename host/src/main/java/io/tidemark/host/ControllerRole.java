@@ -7,19 +7,24 @@ import io.tidemark.replication.ReplicationContext;
 import io.tidemark.zookeeper.ControllerFencedException;
 import io.tidemark.zookeeper.ZooKeeperControllerElection;
 import io.tidemark.zookeeper.ZooKeeperControllerFailover;
+import io.tidemark.zookeeper.ZooKeeperControllerStandby;
 import io.tidemark.zookeeper.ZooKeeperControllerStore;
 import org.apache.curator.framework.CuratorFramework;
+import org.apache.curator.framework.recipes.leader.LeaderLatchListener;
 import org.agrona.ErrorHandler;
 import org.agrona.concurrent.IdleStrategy;
 
 import java.nio.charset.StandardCharsets;
+import java.util.concurrent.locks.LockSupport;
 
 /**
  * This host's part in the controller election, on a thread of its own (the controller's calls to ZooKeeper block):
  * it keeps {@link #controllerHost()} current for the control channel, and while this host is elected it runs a
  * {@link Controller} over a {@link ZooKeeperControllerStore} (opening it bumps the controller epoch, which fences
  * the previous controller's writes) and carries out topic creation requests. Losing the election, or a write
- * fenced by a newer controller, stops the controller at once.
+ * fenced by a newer controller, stops the controller at once. Meanwhile it keeps a warm copy of the controller state
+ * ({@link ZooKeeperControllerStandby}), which the store takes over on election where its claim proves it current,
+ * and the election wakes the role's thread: a successor starts within a round trip or two of the depose.
  * <p>
  * <b>Damaged state.</b> A partition whose stored state cannot be read is quarantined by the store: the controller
  * serves the rest, names each damaged one in a warning once a minute, and reads it again every
@@ -73,6 +78,10 @@ final class ControllerRole implements Runnable, AutoCloseable
     private long nextElectionCheckMs;
     private long nextControllerReadMs;
     private long electionChangesSeen = -1;
+    private long electionChangesChecked = -1;
+    private boolean limitsToPublish;
+    /** The warm copy of the controller state this candidate opens its store from when elected. */
+    private final ZooKeeperControllerStandby standby;
     private final TopicRequests topicRequests;
     private final DamagedStateWatch damagedStates = new DamagedStateWatch();
     /** Longest between two reads of the election and of the topic requests with no change seen (a safety net). */
@@ -125,12 +134,48 @@ final class ControllerRole implements Runnable, AutoCloseable
             hostId, clusterSize, 2 * ctx.controllerTimeoutMs()), ctx.controllerTimeoutMs(), ANNOUNCE_INTERVAL_MS,
             processExited);
         clearStaleCandidacies();
-        this.election = new ZooKeeperControllerElection(client, root, hostId, null);
+        this.standby = new ZooKeeperControllerStandby(client, root);
+        this.election = joinElection();
         this.topicRequests = new TopicRequests(client, root);
         this.thread = new Thread(this, "tidemark-controller-role-" + hostId);
         thread.setDaemon(true);
         this.announcer = new Thread(this::announce, "tidemark-controller-announcer-" + hostId);
         announcer.setDaemon(true);
+    }
+
+    /**
+     * Join the election with a listener that wakes the role thread when this host wins or loses, so that an elected
+     * successor opens its store at once instead of after its watching park.
+     */
+    private ZooKeeperControllerElection joinElection()
+    {
+        return new ZooKeeperControllerElection(client, root, hostId, new LeaderLatchListener()
+        {
+            @Override
+            public void isLeader()
+            {
+                wake();
+            }
+
+            @Override
+            public void notLeader()
+            {
+                wake();
+            }
+        });
+    }
+
+    /**
+     * Run the role's duty cycle now: this host won or lost the election, or a host's process exited (a vote against
+     * its controller is due at once).
+     */
+    void wake()
+    {
+        final Thread roleThread = thread;
+        if (null != roleThread)
+        {
+            LockSupport.unpark(roleThread);
+        }
     }
 
     /** A previous incarnation of this host, killed, may have left its candidacy: it must not wait out a session. */
@@ -243,7 +288,7 @@ final class ControllerRole implements Runnable, AutoCloseable
         int work = 0;
         if (null == election && now >= rejoinElectionMs)
         {
-            election = new ZooKeeperControllerElection(client, root, hostId, null);
+            election = joinElection();
             logger.log(System.Logger.Level.INFO, "host " + hostId + " joins the controller election again");
         }
         if (null != election && election.deposed())
@@ -252,13 +297,14 @@ final class ControllerRole implements Runnable, AutoCloseable
                 "hosts that could not hear it; it stops and joins the election again");
             stopController();
             election.close();
-            election = new ZooKeeperControllerElection(client, root, hostId, null);
+            election = joinElection();
             controllerHost = -1;
             work++;
         }
-        if (null != election && now >= nextElectionCheckMs)
+        if (null != election && (now >= nextElectionCheckMs || election.changes() != electionChangesChecked))
         {
             nextElectionCheckMs = now + 20;
+            electionChangesChecked = election.changes();
             // not the connection: a controller cut off from ZooKeeper for less than its session stays the controller
             // (its writes fail meanwhile and are decided again), so that a ZooKeeper restart costs no controller
             final boolean elected = election.isController();
@@ -279,6 +325,12 @@ final class ControllerRole implements Runnable, AutoCloseable
         if (null != current)
         {
             work += current.doWork();
+            if (limitsToPublish)
+            {
+                // after the first duty cycle: the elections a failover owes come first, the limits only inform clients
+                limitsToPublish = false;
+                publishLimits();
+            }
             work += topicRequests.poll(current, store, now);
             if (null != store && damagedStates.repaired(store, now))
             {
@@ -362,7 +414,9 @@ final class ControllerRole implements Runnable, AutoCloseable
 
     private void startController()
     {
-        store = new ZooKeeperControllerStore(client, root, false, channel.maxHosts());
+        final long openStartNs = System.nanoTime();
+        store = new ZooKeeperControllerStore(client, root, false, channel.maxHosts(), standby);
+        final long openMs = java.util.concurrent.TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - openStartNs);
         controller = new Controller(store, ctx, channel);
         controllerHost = hostId;
         controllerWatch.withdraw();
@@ -376,9 +430,10 @@ final class ControllerRole implements Runnable, AutoCloseable
                 DEPOSED_GRACE_MS + " ms to heartbeat before its leaderships move");
         }
         damagedStates.controllerStarted(System.currentTimeMillis());
-        publishLimits();
+        limitsToPublish = true;
         logger.log(System.Logger.Level.INFO, "host " + hostId + " is the controller (epoch " +
-            store.controllerEpoch() + ")" + (store.damaged().isEmpty() ? "" : "; damaged partition states, " +
+            store.controllerEpoch() + "; state " + (store.openedFromStandby() ? "taken over from its warm copy" :
+            "read from ZooKeeper") + " in " + openMs + " ms)" + (store.damaged().isEmpty() ? "" : "; damaged partition states, " +
             "quarantined: " + store.damaged().keySet()));
     }
 
@@ -430,6 +485,7 @@ final class ControllerRole implements Runnable, AutoCloseable
             Thread.currentThread().interrupt();
         }
         topicRequests.close();
+        standby.close();
         final ZooKeeperControllerElection current = election;
         if (null != current)
         {

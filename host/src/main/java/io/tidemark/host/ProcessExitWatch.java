@@ -98,6 +98,7 @@ final class ProcessExitWatch implements Runnable, AutoCloseable
     private final int maxInbound;
     private final Peer[] peers;
     private final AtomicLongArray exited;
+    private volatile Runnable onExit;
     private final SecureRandom random = new SecureRandom();
     private final ByteBuffer scratch = ByteBuffer.allocate(1);
     private final System.Logger logger = System.getLogger(ProcessExitWatch.class.getName());
@@ -192,6 +193,15 @@ final class ProcessExitWatch implements Runnable, AutoCloseable
         this.thread = new Thread(this, "tidemark-liveness-" + hostId);
         thread.setDaemon(true);
         thread.start();
+    }
+
+    /**
+     * @param listener run on the watch's thread after each exit is recorded (it must not block): the controller role
+     *                 acts on an exit at once instead of at its next duty cycle.
+     */
+    void onExit(final Runnable listener)
+    {
+        onExit = listener;
     }
 
     /** @return the listener's bound port, to advertise in the registration. */
@@ -481,6 +491,11 @@ final class ProcessExitWatch implements Runnable, AutoCloseable
         closeChannel(peer);
         peer.state = EXITED;
         exited.set(peer.hostId, peer.incarnation);
+        final Runnable listener = onExit;
+        if (null != listener)
+        {
+            listener.run();
+        }
         logger.log(System.Logger.Level.INFO, "host " + hostId + ": the process of host " + peer.hostId +
             " (incarnation " + peer.incarnation + ") exited: " + why);
     }

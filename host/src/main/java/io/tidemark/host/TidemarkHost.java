@@ -256,6 +256,7 @@ public final class TidemarkHost implements AutoCloseable
             this.role = new ControllerRole(hostId, client, root, ctx, hostLiveness::processExited, channel,
                 errorHandler, config.endpoints().size());
             link.role = role;
+            exits.onExit(role::wake);
             resources.push(role);
             role.start();
             this.kafka = null == config.kafka() ? null : KafkaGateway.start(config.kafka(), client, root,

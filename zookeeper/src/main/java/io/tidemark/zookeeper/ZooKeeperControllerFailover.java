@@ -19,7 +19,8 @@ import java.util.List;
  * lowest sequence under {@code <root>/controller-election}), and rewrites it while the silence lasts, so that the
  * vote's modification time (set by the ZooKeeper servers, one clock for every voter) stays fresh. Once votes of a
  * <em>majority of the cluster's hosts</em> (counting every configured host, the suspect included) name the same
- * node, each fresh (modified within {@link #freshnessMs} of the counting host's own latest vote), any voter
+ * node, each fresh (modified within {@link #freshnessMs} of the counting host's own latest vote; only the votes of
+ * the configured host ids count, read with the epoch in one round trip), any voter
  * <em>deposes</em> the controller in one ZooKeeper transaction: the node must still exist, the controller epoch
  * is bumped at the version read, {@code <root>/controller-deposed} records the host and the epoch after the bump,
  * and the node is deleted. The latch then elects the next candidate at once, whose store bumps the epoch again.
@@ -202,15 +203,32 @@ public final class ZooKeeperControllerFailover
         final byte[] data = (incumbent.node() + " " + incumbent.hostId()).getBytes(StandardCharsets.UTF_8);
         try
         {
-            Stat stat;
-            try
+            // one round trip in the common cases: a first vote creates (and a vote left from a suspicion that passed
+            // is overwritten), a refreshed one overwrites; the node's stat comes with the answer
+            Stat stat = new Stat();
+            if (null == votedAgainst)
             {
-                stat = client.setData().forPath(path, data);
+                try
+                {
+                    client.create().storingStatIn(stat).creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .forPath(path, data);
+                }
+                catch (final KeeperException.NodeExistsException ex)
+                {
+                    stat = client.setData().forPath(path, data);
+                }
             }
-            catch (final KeeperException.NoNodeException ex)
+            else
             {
-                client.create().creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL).forPath(path, data);
-                stat = client.checkExists().forPath(path);
+                try
+                {
+                    stat = client.setData().forPath(path, data);
+                }
+                catch (final KeeperException.NoNodeException ex)
+                {
+                    client.create().storingStatIn(stat).creatingParentsIfNeeded().withMode(CreateMode.EPHEMERAL)
+                        .forPath(path, data);
+                }
             }
             votedAgainst = incumbent.node();
             lastVoteMtime = null == stat ? System.currentTimeMillis() : stat.getMtime();
@@ -251,38 +269,48 @@ public final class ZooKeeperControllerFailover
      */
     public int freshVotesAgainst(final Incumbent incumbent)
     {
-        final String votes = root + "/" + VOTES;
-        final String expected = incumbent.node() + " ";
-        int count = 0;
+        return countFresh(incumbent, readVotesAnd(new String[0]));
+    }
+
+    /**
+     * Read the vote of every configured host ({@code <root>/controller-votes/<host id>} for host ids in
+     * {@code [0, clusterSize)}: nothing else under the votes node counts) and {@code more} znodes, all at once
+     * (pipelined on the session: one round trip, where a listing and one read per vote were several).
+     *
+     * @return the reads: the votes by host id, then {@code more} in order; null where there is no znode.
+     */
+    private ZNodes.Read[] readVotesAnd(final String[] more)
+    {
+        final String[] paths = new String[clusterSize + more.length];
+        for (int host = 0; host < clusterSize; host++)
+        {
+            paths[host] = votePath(host);
+        }
+        System.arraycopy(more, 0, paths, clusterSize, more.length);
         try
         {
-            for (final String child : client.getChildren().forPath(votes))
-            {
-                final Stat stat = new Stat();
-                try
-                {
-                    final String data = new String(client.getData().storingStatIn(stat).forPath(votes + "/" + child),
-                        StandardCharsets.UTF_8);
-                    if (data.startsWith(expected) && stat.getMtime() >= lastVoteMtime - freshnessMs)
-                    {
-                        count++;
-                    }
-                }
-                catch (final KeeperException.NoNodeException ex)
-                {
-                    // withdrawn meanwhile
-                }
-            }
-            return count;
-        }
-        catch (final KeeperException.NoNodeException ex)
-        {
-            return 0;
+            return ZNodes.readAll(client, paths);
         }
         catch (final Exception ex)
         {
-            throw new ZooKeeperStoreException("cannot read the votes at " + votes, ex);
+            throw new ZooKeeperStoreException("cannot read the votes at " + root + "/" + VOTES, ex);
         }
+    }
+
+    private int countFresh(final Incumbent incumbent, final ZNodes.Read[] reads)
+    {
+        final String expected = incumbent.node() + " ";
+        int count = 0;
+        for (int host = 0; host < clusterSize; host++)
+        {
+            final ZNodes.Read vote = reads[host];
+            if (null != vote && new String(vote.data(), StandardCharsets.UTF_8).startsWith(expected) &&
+                vote.stat().getMtime() >= lastVoteMtime - freshnessMs)
+            {
+                count++;
+            }
+        }
+        return count;
     }
 
     /**
@@ -294,19 +322,29 @@ public final class ZooKeeperControllerFailover
      */
     public boolean tryDepose(final Incumbent incumbent)
     {
-        if (freshVotesAgainst(incumbent) < majority())
-        {
-            return false;
-        }
         final String node = electionPath() + "/" + incumbent.node();
         final String epochPath = root + "/" + ZooKeeperControllerStore.CONTROLLER_EPOCH;
         final String deposedPath = root + "/" + DEPOSED;
+        // the votes, the epoch and the record of the deposed in one round trip; what they say is checked by the
+        // transaction (the node still there, the epoch at the version read), as when they were read one by one
+        final ZNodes.Read[] reads = readVotesAnd(new String[] {epochPath, deposedPath});
+        if (countFresh(incumbent, reads) < majority())
+        {
+            return false;
+        }
+        final ZNodes.Read epochRead = reads[clusterSize];
+        if (null == epochRead)
+        {
+            return false; // no controller has claimed an epoch: nothing to depose yet
+        }
         try
         {
-            final Stat epochStat = new Stat();
-            final long epoch = ZooKeeperCounters.decode(epochPath,
-                client.getData().storingStatIn(epochStat).forPath(epochPath));
-            ZNodes.createIfAbsent(client, deposedPath, new byte[0]);
+            final Stat epochStat = epochRead.stat();
+            final long epoch = ZooKeeperCounters.decode(epochPath, epochRead.data());
+            if (null == reads[clusterSize + 1])
+            {
+                ZNodes.createIfAbsent(client, deposedPath, new byte[0]);
+            }
             client.transaction().forOperations(
                 client.transactionOp().check().forPath(node),
                 client.transactionOp().setData().withVersion(epochStat.getVersion())

@@ -61,6 +61,7 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
     private long controllerEpoch;
     private int epochZnodeVersion;
     private int lastCounterVersion;
+    private boolean tookOver;
 
     /**
      * Open the store under {@code rootPath} (created if missing) and load every partition.
@@ -86,6 +87,29 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
     public ZooKeeperControllerStore(final CuratorFramework client, final String rootPath, final boolean ownsClient,
         final int maxHosts)
     {
+        this(client, rootPath, ownsClient, maxHosts, (ZooKeeperControllerStandby.View)null);
+    }
+
+    /**
+     * Open the store under {@code rootPath} from a candidate's warm copy of the state where one transaction proves
+     * the copy current (see {@link #takeOver}), otherwise by reading ZooKeeper as the other constructors do.
+     *
+     * @param client   a started Curator client.
+     * @param rootPath the cluster's root znode.
+     * @param ownsClient whether {@link #close} closes the client.
+     * @param maxHosts host ids of the cluster are in {@code [0, maxHosts)}.
+     * @param standby  the candidate's copy of the state, or null to read ZooKeeper.
+     */
+    public ZooKeeperControllerStore(final CuratorFramework client, final String rootPath, final boolean ownsClient,
+        final int maxHosts, final ZooKeeperControllerStandby standby)
+    {
+        this(client, rootPath, ownsClient, maxHosts, null == standby ? null : standby.view());
+    }
+
+    /** Open from {@code view} where it is proven current (null: read ZooKeeper); tests give a stale one. */
+    ZooKeeperControllerStore(final CuratorFramework client, final String rootPath, final boolean ownsClient,
+        final int maxHosts, final ZooKeeperControllerStandby.View view)
+    {
         if (null == rootPath || !rootPath.startsWith("/") || rootPath.endsWith("/"))
         {
             throw new IllegalArgumentException("root path must start with / and not end with one: " + rootPath);
@@ -96,6 +120,10 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         this.maxHosts = maxHosts;
         try
         {
+            if (takeOver(view))
+            {
+                return;
+            }
             ensure(partitionsPath());
             // Read before claiming: a controller that cannot load fails here without bumping the epoch, so a retry
             // loop of a failing controller does not move it; the second load sees what its predecessor wrote up to
@@ -205,6 +233,15 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         });
     }
 
+    /**
+     * @return whether the store opened from a candidate's warm copy ({@link ZooKeeperControllerStandby}): its claim
+     *         proved the copy's partition versions current (the partitions may still have been listed again after).
+     */
+    public boolean openedFromStandby()
+    {
+        return tookOver;
+    }
+
     /** @return the controller epoch this store claimed when it opened. */
     public long controllerEpoch()
     {
@@ -289,6 +326,71 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         }
     }
 
+    /**
+     * Take over from a warm copy of the state: decode and check it as {@link #load} does what it reads (the read
+     * before claiming), then claim the epoch in one transaction that also checks that every partition znode in the
+     * copy still has the copy's version, and list the partitions once after the claim. The copy is current when the
+     * transaction commits and the listing shows the same partitions with no create or delete under the partitions
+     * node since the newest of them was created (its {@code pzxid}: a partition deleted and created again would
+     * start at a version the copy may hold). From the claim on, no older controller writes (every write of theirs
+     * checks the epoch's version), so the copy is this store's view as the second load would have made it.
+     *
+     * @return whether the store took over; false when there is no copy or it is not provably current (nothing was
+     *         claimed, or the claim stands and the caller's loads re-read what it moved past).
+     */
+    private boolean takeOver(final ZooKeeperControllerStandby.View view)
+    {
+        if (null == view)
+        {
+            return false;
+        }
+        final java.util.Map<String, org.apache.curator.framework.recipes.cache.ChildData> copy = view.children();
+        load(new java.util.ArrayList<>(copy.keySet()), (id) ->
+        {
+            final org.apache.curator.framework.recipes.cache.ChildData node = copy.get(Integer.toString(id));
+            return decode(id, node.getData(), node.getStat());
+        });
+        final java.util.List<CuratorOp> ops = new java.util.ArrayList<>(copy.size() + 1);
+        try
+        {
+            ops.add(client.transactionOp().setData().withVersion(view.epochVersion())
+                .forPath(epochPath(), ZooKeeperCounters.encode(view.epoch() + 1)));
+            for (final var child : copy.values())
+            {
+                ops.add(client.transactionOp().check().withVersion(child.getStat().getVersion())
+                    .forPath(child.getPath()));
+            }
+            client.transaction().forOperations(ops);
+        }
+        catch (final KeeperException ex)
+        {
+            return false; // the copy is stale, or the answer was lost: read as without one (a second claim only fences)
+        }
+        catch (final Exception ex)
+        {
+            throw ZooKeeperCounters.failure("claim the controller epoch", ex);
+        }
+        controllerEpoch = view.epoch() + 1;
+        epochZnodeVersion = view.epochVersion() + 1;
+        tookOver = true;
+        final Stat stat = new Stat();
+        final List<String> children;
+        try
+        {
+            children = client.getChildren().storingStatIn(stat).forPath(partitionsPath());
+        }
+        catch (final Exception ex)
+        {
+            throw ZooKeeperCounters.failure("cannot list " + partitionsPath(), ex);
+        }
+        if (children.size() != copy.size() || !copy.keySet().containsAll(children) ||
+            (!copy.isEmpty() && stat.getPzxid() != view.newestCreation()))
+        {
+            load(children, this::read);
+        }
+        return true;
+    }
+
     private void load()
     {
         final List<String> children;
@@ -300,6 +402,12 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         {
             throw ZooKeeperCounters.failure("cannot list " + partitionsPath(), ex);
         }
+        load(children, this::read);
+    }
+
+    /** Fill the store's view from the partitions {@code children} names, each present one read by {@code reader}. */
+    private void load(final List<String> children, final java.util.function.IntFunction<PartitionState> reader)
+    {
         states.clear();
         damaged.clear();
         int count = 0;
@@ -321,7 +429,7 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
             }
             try
             {
-                states.add(read(id));
+                states.add(reader.apply(id));
             }
             catch (final DamagedStateException ex)
             {
@@ -410,6 +518,12 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         {
             throw ZooKeeperCounters.failure("cannot read " + path, ex);
         }
+        return decode(partitionId, data, stat);
+    }
+
+    /** Decode and check the content of a partition's znode, read with {@code stat}: hostile until it passes. */
+    private PartitionState decode(final int partitionId, final byte[] data, final Stat stat)
+    {
         final PartitionState state;
         try
         {

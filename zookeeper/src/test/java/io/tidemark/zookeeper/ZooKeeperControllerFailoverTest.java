@@ -62,6 +62,11 @@ class ZooKeeperControllerFailoverTest
                 assertEquals(first, incumbent.hostId());
 
                 voterA.suspect(incumbent);
+                // a vote under a name that is no configured host id (written with the cluster's credentials) counts
+                // for nothing: only the votes of hosts 0 to 2 are read
+                clients.get(a).create().forPath(ROOT + "/" + ZooKeeperControllerFailover.VOTES + "/7",
+                    (incumbent.node() + " " + first).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+                assertEquals(1, voterA.freshVotesAgainst(incumbent));
                 assertFalse(voterA.tryDepose(incumbent), "one vote of three is a minority");
                 assertTrue(candidates.get(first).isController());
                 firstStore.reserveProducerIds(1); // not fenced by a minority
