@@ -16,7 +16,9 @@ import org.agrona.concurrent.IdleStrategy;
 import java.nio.file.Path;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
+import java.util.function.IntSupplier;
 
 /**
  * An Aeron client with its media driver: an embedded driver (the default: inside this JVM, its files under a
@@ -52,12 +54,20 @@ public final class AeronMedia implements AutoCloseable
     private final MediaDriver driver;
     private final Aeron aeron;
     private final ReentrantLock clientLock;
+    private final DatagramWait datagramWait;
 
     private AeronMedia(final MediaDriver driver, final Aeron aeron, final ReentrantLock clientLock)
     {
         this.driver = driver;
         this.aeron = aeron;
         this.clientLock = clientLock;
+        this.datagramWait = null == clientLock ? null : DatagramWait.of(driver);
+        if (null != clientLock && null == datagramWait)
+        {
+            LOGGER.log(System.Logger.Level.WARNING, "waiting on the media driver's sockets is not possible (" +
+                DatagramWait.unreachableReason(driver) + "): threads that wait for a datagram park instead, and a " +
+                "message waits up to the park");
+        }
     }
 
     /**
@@ -71,16 +81,75 @@ public final class AeronMedia implements AutoCloseable
     }
 
     /**
-     * @return the idle strategy of a thread that runs an invoked driver in its duty cycle
-     *         ({@link #launchEmbedded(Path, Profile, Consumer, boolean)}): {@link QuietIdleStrategy}. Each empty duty
-     *         cycle of a driver polls every socket with a system call, so a spin costs as much as a park: spinning
-     *         buys no latency here, only CPU (a profile of three hosts at saturation showed the sockets' empty reads
-     *         as nine in ten of their system calls), and an idle thread's cost is its wake-ups: parks of
-     *         {@value QuietIdleStrategy#DEEP_PARK_MS} ms once quiet.
+     * @param driverWork the driver's work in the last duty cycle ({@link #invoke} of it), which asks for another cycle
+     *                   at once but does not count as the caller's work.
+     * @return the idle strategy of the one thread that runs this invoked driver in its duty cycle
+     *         ({@link #launchEmbedded(Path, Profile, Consumer, boolean)}): a {@link DatagramWaitIdleStrategy} that waits
+     *         for the next datagram on the driver's sockets ({@link #awaitDatagram}), 1 ms at most after work and
+     *         {@value DatagramWaitIdleStrategy#DEEP_WAIT_MS} ms once quiet; a {@link QuietIdleStrategy} (parks of the
+     *         same bounds) when the driver's sockets cannot be reached. Each empty duty cycle of a driver polls every
+     *         socket with a system call, so spinning buys no latency here, only CPU (a profile of three hosts at
+     *         saturation showed the sockets' empty reads as nine in ten of their system calls).
      */
-    public static IdleStrategy invokedIdleStrategy()
+    public IdleStrategy invokedIdleStrategy(final IntSupplier driverWork)
     {
-        return new QuietIdleStrategy();
+        if (null == datagramWait)
+        {
+            return new QuietIdleStrategy();
+        }
+        // after a cycle in which only the driver worked: one cycle more at once, then parks from 1 us; no yield (on
+        // loaded cores a yield queues the thread behind the others for a time slice)
+        return new DatagramWaitIdleStrategy(this::awaitDatagram, driverWork, System::nanoTime,
+            new BackoffIdleStrategy(1, 0, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1)));
+    }
+
+    /**
+     * Wait until a datagram arrives on a socket of this invoked driver, {@link #wakeDatagramWait} is called, or
+     * {@code timeoutMs} passed; the datagram is left for the driver's next {@link #invoke}. Parks for
+     * {@code timeoutMs} when the driver is not invoked or its sockets cannot be reached ({@link DatagramWait}).
+     * One thread at a time: the thread that runs the driver's duty cycle, or threads that serialise their waits
+     * with a lock of their own.
+     *
+     * @param timeoutMs at least 1.
+     */
+    public void awaitDatagram(final long timeoutMs)
+    {
+        final DatagramWait wait = datagramWait;
+        if (null == wait)
+        {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, timeoutMs)));
+            return;
+        }
+        clientLock.lock(); // the driver adds and closes channels only under it: its key sets are read here
+        try
+        {
+            wait.resync();
+        }
+        finally
+        {
+            clientLock.unlock();
+        }
+        wait.select(timeoutMs);
+    }
+
+    /**
+     * End an {@link #awaitDatagram} in progress, or the next one at once, from any thread: a doorbell for work handed
+     * to the waiting thread from within the process. Without a datagram wait it does nothing (the park ends on its
+     * own).
+     */
+    public void wakeDatagramWait()
+    {
+        final DatagramWait wait = datagramWait;
+        if (null != wait)
+        {
+            wait.wakeup();
+        }
+    }
+
+    /** @return whether {@link #awaitDatagram} ends on a datagram (else it parks for its whole timeout). */
+    public boolean waitsForDatagrams()
+    {
+        return null != datagramWait;
     }
 
     /**
@@ -278,6 +347,12 @@ public final class AeronMedia implements AutoCloseable
         }
     }
 
+    /** @return the embedded driver, or null with an external one. */
+    MediaDriver driver()
+    {
+        return driver;
+    }
+
     /** @return whether the driver is embedded in this JVM. */
     public boolean embedded()
     {
@@ -287,6 +362,6 @@ public final class AeronMedia implements AutoCloseable
     @Override
     public void close()
     {
-        CloseHelper.closeAll(aeron, driver);
+        CloseHelper.closeAll(aeron, driver, datagramWait);
     }
 }

@@ -19,6 +19,7 @@ final class HostDuty implements Agent
     private final int hostId;
     private final ReentrantLock lock = new ReentrantLock();
     private volatile Agent work;
+    private int driverWork;
 
     HostDuty(final AeronMedia media, final int hostId)
     {
@@ -50,29 +51,47 @@ final class HostDuty implements Agent
         }
     }
 
+    /** @return the driver's (and the Aeron client's) work in the last cycle: on the duty thread only. */
+    int driverWork()
+    {
+        return driverWork;
+    }
+
     /**
-     * @return the gateway's and agents' work once attached (the driver's own heartbeats and status messages do not
-     *         count: they would keep an idle host from ever parking deeper, see {@code QuietIdleStrategy}); the
-     *         driver's before.
+     * Run the driver (what arrived is read into the images), the gateway and the agents (they answer it), then, when
+     * they worked, the driver again: what they offered (a fetch answer, a fetch, an acknowledgement) is sent in this
+     * cycle rather than the next, which would be a wake-up of its own, and on a loaded machine a wait for a core,
+     * at every hop of a replicated write.
+     *
+     * @return the gateway's and agents' work once attached (the driver's own, in {@link #driverWork}, asks the idle
+     *         strategy for another cycle but does not count: its heartbeats and status messages would keep an idle
+     *         host from ever waiting longer, see {@code DatagramWaitIdleStrategy}); the driver's before.
      */
     @Override
     public int doWork() throws Exception
     {
         final int driver = media.invoke();
+        driverWork = driver;
         if (null == work)
         {
             return driver;
         }
+        final int agentWork;
         lock.lock();
         try
         {
             final Agent agent = work;
-            return null == agent ? driver : agent.doWork();
+            agentWork = null == agent ? 0 : agent.doWork();
         }
         finally
         {
             lock.unlock();
         }
+        if (agentWork > 0)
+        {
+            driverWork += media.invoke();
+        }
+        return agentWork;
     }
 
     @Override

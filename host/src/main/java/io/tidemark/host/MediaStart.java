@@ -65,8 +65,8 @@ final class MediaStart
             if (media.invoked())
             {
                 final HostDuty hostDuty = new HostDuty(media, config.hostId());
-                final AgentRunner runner = new AgentRunner(AeronMedia.invokedIdleStrategy(), errorHandler, null,
-                    hostDuty);
+                final AgentRunner runner = new AgentRunner(media.invokedIdleStrategy(hostDuty::driverWork),
+                    errorHandler, null, hostDuty);
                 AgentRunner.startOnThread(runner);
                 duty = hostDuty;
                 dutyRunner = runner;

@@ -199,6 +199,11 @@ public final class TidemarkHost implements AutoCloseable
                 .threadingMode(shared ? ReplicationContext.ThreadingMode.INVOKER :
                     ReplicationContext.ThreadingMode.PER_HOST)
                 .idleStrategySupplier(shared ? AeronMedia::sharedIdleStrategy : BusySpinIdleStrategy::new)
+                // the duty thread waits for a datagram on the embedded driver's sockets, which an unpark does not end:
+                // a produce queued by the Kafka listener rings the wait's doorbell too
+                .dutyWakeUp(null != duty ? media::wakeDatagramWait : () ->
+                {
+                })
                 .logMaintenanceThread(true) // pre-faulting and writeback never delay the duty cycle (issue 15)
                 // shared: 10 wake-ups a second once without work for a second (each runs every partition's log
                 // agent: 1 % of a core per idle host at 100 a second, 17 partitions); latency: 100 a second

@@ -169,7 +169,8 @@ public final class ReplicaHost
     /**
      * From any thread, after queuing produce requests: unpark the duty thread when its last cycle found no work, so
      * that the requests do not wait out its idle strategy's park (up to 1 ms, or {@code QuietIdleStrategy}'s deeper
-     * park once the host was quiet). A hint: a cycle that began before the request was queued and ends idle parks
+     * park once the host was quiet; a host's wait for a datagram ends by {@link ReplicationContext#dutyWakeUp}). A
+     * hint: a cycle that began before the request was queued and ends idle parks
      * anyway, and the request waits for the park as it would without the hint.
      */
     void wakeUp()
@@ -178,6 +179,7 @@ public final class ReplicaHost
         if (mayBeParked && null != thread)
         {
             LockSupport.unpark(thread);
+            ctx.dutyWakeUp().run();
         }
     }
 

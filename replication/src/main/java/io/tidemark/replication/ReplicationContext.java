@@ -130,6 +130,9 @@ public final class ReplicationContext
     private long replicaFetchBackoffMs;
     private long requestTimeoutMs;
     private long hostSessionTimeoutMs;
+    private Runnable dutyWakeUp = () ->
+    {
+    };
     private long hostHeartbeatIntervalMs;
     private long controllerTimeoutMs;
     private long highWatermarkCheckpointIntervalMs;
@@ -526,6 +529,25 @@ public final class ReplicationContext
         checkNotConcluded();
         this.logMaintenanceThread = separate;
         return this;
+    }
+
+    /**
+     * @param wakeUp what {@link LeaderPartitions#wakeUp} runs beside the unpark of the duty thread, from any thread:
+     *               for a duty thread that does not wait in a park (a host's, which waits for a datagram on its
+     *               embedded driver's sockets: an unpark does not end that wait). Default: nothing.
+     * @return this
+     */
+    public ReplicationContext dutyWakeUp(final Runnable wakeUp)
+    {
+        checkNotConcluded();
+        this.dutyWakeUp = java.util.Objects.requireNonNull(wakeUp, "wakeUp");
+        return this;
+    }
+
+    /** @return what a wake-up of the duty thread runs beside its unpark (see the setter). */
+    public Runnable dutyWakeUp()
+    {
+        return dutyWakeUp;
     }
 
     /** @return whether the replica logs' agents run on a log-maintenance thread of their own (see the setter). */

@@ -5,6 +5,7 @@ import io.aeron.FragmentAssembler;
 import io.aeron.Subscription;
 import io.aeron.logbuffer.FragmentHandler;
 import io.tidemark.aeron.AeronMedia;
+import io.tidemark.aeron.DatagramWaitIdleStrategy;
 import io.tidemark.aeron.UdpChannels;
 import io.tidemark.client.remote.protocol.ClusterSettings;
 import io.tidemark.client.remote.protocol.GatewayMessages;
@@ -15,12 +16,15 @@ import org.agrona.ErrorHandler;
 import org.agrona.concurrent.Agent;
 import org.agrona.concurrent.AgentRunner;
 import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 import java.net.InetAddress;
 import java.net.UnknownHostException;
 import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -32,9 +36,22 @@ import java.util.concurrent.locks.ReentrantLock;
  * thread sends its request, then reads the answer off the socket itself: no thread hands the record or its
  * acknowledgement to another on this side (the synchronous one-record path). The progress lock makes one thread at a
  * time do it.
+ * <p>
+ * <b>Waiting without spinning.</b> A thread with nothing to do waits in the kernel for the next datagram on the
+ * driver's sockets ({@link AeronMedia#awaitDatagram}) instead of spinning or parking blind: a waiting sender
+ * ({@link #progressOrWait}, at most {@value #SYNC_WAIT_MS} ms at a time) and the reply agent when idle
+ * ({@link #agentWait}) both wake when the answer arrives. A spinning waiter took a whole core of a 2-core machine
+ * from the hosts it waited for (the one-at-a-time round trip's thread: 0.6 s of CPU a second and as much again
+ * waiting for a core, while the leader's duty thread waited 0.9 s a second for one). Work handed to the driver
+ * from another thread (a request offered to a host's publication, {@link #offered}) rings the waiting agent's
+ * doorbell, so that the driver sends it at once. Without a datagram wait (an external driver) the agent parks as
+ * before, 100 us at most.
  */
 final class ClientTransport implements AutoCloseable
 {
+    /** The longest wait of a thread that waits for an answer, between two runs of its own agent. */
+    static final long SYNC_WAIT_MS = 1;
+
     private final ClientConfig config;
     private final AeronMedia media;
     private final Aeron aeron;
@@ -44,6 +61,14 @@ final class ClientTransport implements AutoCloseable
     private final ReentrantLock progressLock = new ReentrantLock();
     private FragmentAssembler replyAssembler;
     private AgentRunner runner;
+    /** Fragments read off the reply subscription so far: written under the progress lock. */
+    private volatile long repliesRead;
+    /** Offers to the hosts' publications so far, from any thread: the waiting agent's doorbell. */
+    private final AtomicLong offers = new AtomicLong();
+    /** Whether the reply agent waits for a datagram in {@link #agentWait} (its doorbell must be rung). */
+    private volatile boolean agentWaiting;
+    /** {@link #offers} as the agent last saw them: agent thread only. */
+    private long offersSeen;
 
     /**
      * Start the media driver (or connect to the external one) and bind the reply endpoint.
@@ -141,14 +166,18 @@ final class ClientTransport implements AutoCloseable
 
     /**
      * Start the duty cycle on a thread of its own: {@code agent} runs it (calling {@link #progress}), and every
-     * fragment {@link #progress} reads goes, reassembled, to {@code onReply}.
+     * fragment {@link #progress} reads goes, reassembled, to {@code onReply}. With the driver invoked the thread
+     * waits for the next datagram when idle (1 ms at most after work, 10 ms once quiet: the agent's own timers, the
+     * HELLOs every {@value HostLinks#HELLO_INTERVAL_MS} ms at the most often, allow that); with an external driver
+     * it parks up to 100 us.
      */
     void start(final Agent agent, final FragmentHandler onReply, final ErrorHandler errorHandler)
     {
         this.replyAssembler = new FragmentAssembler(onReply);
-        // with the driver invoked, every empty cycle reads the sockets: spin little, park soon
-        this.runner = new AgentRunner(media.invoked() ? new BackoffIdleStrategy(1, 1, 1_000, 100_000) :
-            new BackoffIdleStrategy(100, 10, 1_000, 100_000), errorHandler, null, agent);
+        final IdleStrategy idle = media.invoked() ? new DatagramWaitIdleStrategy(this::agentWait, () -> 0,
+            System::nanoTime, new BackoffIdleStrategy(1, 0, 1_000, 100_000)) :
+            new BackoffIdleStrategy(100, 10, 1_000, 100_000);
+        this.runner = new AgentRunner(idle, errorHandler, null, agent);
         AgentRunner.startOnThread(runner);
     }
 
@@ -162,10 +191,98 @@ final class ClientTransport implements AutoCloseable
         }
         try
         {
-            return media.invoke() + replies.poll(replyAssembler, 64);
+            return progressLocked();
         }
         finally
         {
+            progressLock.unlock();
+        }
+    }
+
+    private int progressLocked()
+    {
+        final int driver = media.invoke();
+        final int read = replies.poll(replyAssembler, 64);
+        if (read > 0)
+        {
+            repliesRead += read; // under the progress lock: one writer at a time
+        }
+        return driver + read;
+    }
+
+    /**
+     * One step of a thread that waits for an answer (a synchronous send, a flush): run the driver and read the
+     * replies; when that found nothing and no other thread read a reply since {@code seenReplies}, wait for the next
+     * datagram, {@value #SYNC_WAIT_MS} ms at most (the caller's own agent runs between two steps), and read it.
+     * Another thread making progress meanwhile (the reply agent, perhaps in a long wait) is woken and waited for: the
+     * caller's request must go out now.
+     *
+     * @param seenReplies what the last call returned (0 the first time).
+     * @return the replies read before this call, for the next: a reply read by this call, or by another thread
+     *         since, lets the next call go on without waiting.
+     */
+    long progressOrWait(final long seenReplies)
+    {
+        if (!progressLock.tryLock())
+        {
+            media.wakeDatagramWait();
+            progressLock.lock();
+        }
+        try
+        {
+            final long before = repliesRead;
+            if (0 == progressLocked() && before == seenReplies)
+            {
+                media.awaitDatagram(SYNC_WAIT_MS);
+                progressLocked();
+            }
+            // what was read here counts as new for the next call: the caller's agent must take the answer (its
+            // callback completes the wait) before anyone waits again
+            return before;
+        }
+        finally
+        {
+            progressLock.unlock();
+        }
+    }
+
+    /** A request was offered to a host's publication: the driver must send it, so a waiting agent wakes. */
+    void offered()
+    {
+        offers.incrementAndGet();
+        if (agentWaiting)
+        {
+            media.wakeDatagramWait();
+        }
+    }
+
+    /**
+     * The reply agent's wait when idle: for the next datagram, or for {@link #offered}, at most {@code timeoutMs}.
+     * While another thread holds the progress lock (a waiting sender, which runs the driver and reads the replies
+     * itself) it parks instead, and an offer does not ring for it: that thread sends the offer itself, and a ring
+     * there would be a wake-up per request for nothing.
+     */
+    private void agentWait(final long timeoutMs)
+    {
+        if (!progressLock.tryLock())
+        {
+            LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(Math.max(1, timeoutMs)));
+            return;
+        }
+        try
+        {
+            agentWaiting = true; // before the offers are read: an offer after this read rings the doorbell
+            final long offered = offers.get();
+            if (offered != offersSeen)
+            {
+                offersSeen = offered; // offered since the last look: the driver sends it in the next cycle
+                return;
+            }
+            media.awaitDatagram(timeoutMs);
+        }
+        finally
+        {
+            agentWaiting = false;
             progressLock.unlock();
         }
     }

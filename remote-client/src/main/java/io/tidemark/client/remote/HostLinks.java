@@ -30,6 +30,7 @@ final class HostLinks implements AutoCloseable
     static final long KEEPALIVE_MS = 5_000;
 
     private final ClusterMetadata metadata;
+    private final ClientTransport transport;
     private final Aeron aeron;
     private final int transportMtu;
     private final ClusterSecret secret;
@@ -77,8 +78,10 @@ final class HostLinks implements AutoCloseable
         long offer(final int type, final DirectBuffer header, final int headerLength, final DirectBuffer body,
             final int bodyLength)
         {
-            return writer.offer(gateway, type, hostId, info.incarnation(), header, 0, headerLength, body, 0,
-                bodyLength);
+            final long result = writer.offer(gateway, type, hostId, info.incarnation(), header, 0, headerLength, body,
+                0, bodyLength);
+            transport.offered();
+            return result;
         }
 
         /** Send a frame of {@code type} with {@code payload}. @return as FrameWriter.offer. */
@@ -90,7 +93,9 @@ final class HostLinks implements AutoCloseable
         /** Send a frame of {@code type} with {@code length} bytes of {@code payload} from {@code offset}. */
         long offer(final int type, final DirectBuffer payload, final int offset, final int length)
         {
-            return writer.offer(gateway, type, hostId, info.incarnation(), payload, offset, length);
+            final long result = writer.offer(gateway, type, hostId, info.incarnation(), payload, offset, length);
+            transport.offered();
+            return result;
         }
 
         void close()
@@ -107,6 +112,7 @@ final class HostLinks implements AutoCloseable
         final ClusterSecret secret, final int clusterHash, final long clientId)
     {
         this.metadata = metadata;
+        this.transport = transport;
         this.aeron = transport.aeron();
         this.hello = transport.hello();
         this.transportMtu = transportMtu;

@@ -167,14 +167,24 @@ public final class TidemarkClient implements ClusterConnection, AutoCloseable
      * The embedded driver runs in this client's duty cycle (Aeron's INVOKER mode): on the reply agent's thread, and on
      * any thread that waits on the cluster, e.g. a producer in {@code AgentMode.INVOKER} waiting for a synchronous
      * send. Such a thread sends its request, then reads the answer off the socket itself: no thread hands the record
-     * or its acknowledgement to another on this side (the synchronous one-record path).
+     * or its acknowledgement to another on this side (the synchronous one-record path). With nothing to do, it waits
+     * in the kernel for the next datagram on the driver's sockets instead of spinning (see {@link ClientTransport}).
      *
-     * @return one step of progress: run the driver and read the replies, unless another thread is doing it.
+     * @return one step of progress: run the driver and read the replies, or wait for them.
      */
     @Override
     public Runnable waitAction()
     {
-        return transport::progress;
+        return new Runnable()
+        {
+            private long seenReplies;
+
+            @Override
+            public void run()
+            {
+                seenReplies = transport.progressOrWait(seenReplies);
+            }
+        };
     }
 
     @Override
