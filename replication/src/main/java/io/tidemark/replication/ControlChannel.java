@@ -29,6 +29,7 @@ public final class ControlChannel
     private final java.util.List<ManyToOneConcurrentArrayQueue<ControlMessage>> toHosts;
     private final AtomicLong cutHosts = new AtomicLong();
     private final IntPredicate localHost;
+    private final java.util.concurrent.atomic.AtomicReferenceArray<Runnable> hostWakeUps;
     private final ControlLink link;
     private final AtomicLong malformed = new AtomicLong();
     private final AtomicLong misattributed = new AtomicLong();
@@ -84,8 +85,22 @@ public final class ControlChannel
         toHosts = java.util.List.copyOf(queues);
         controllerHeardNs = new java.util.concurrent.atomic.AtomicLongArray(maxHosts);
         controllerEpochHeard = new java.util.concurrent.atomic.AtomicLongArray(maxHosts);
+        hostWakeUps = new java.util.concurrent.atomic.AtomicReferenceArray<>(maxHosts);
         this.localHost = localHost;
         this.link = link;
+    }
+
+    /**
+     * Ring {@code wakeUp} whenever a message is queued for {@code host} in this process, so that the controller's
+     * message to a host of its own process does not wait out that host's idle wait (a host process waits for a
+     * datagram, which a queued object is not). The latest registration for a host wins (a restarted host).
+     *
+     * @param host   a host of this process.
+     * @param wakeUp cheap, from any thread.
+     */
+    void onQueuedForHost(final int host, final Runnable wakeUp)
+    {
+        hostWakeUps.set(host, wakeUp);
     }
 
     private boolean controllerIsLocal()
@@ -337,7 +352,14 @@ public final class ControlChannel
                 controllerAlive(host, alive.controllerEpoch());
                 return;
             }
-            toHosts.get(host).offer(message);
+            if (toHosts.get(host).offer(message))
+            {
+                final Runnable wakeUp = hostWakeUps.get(host);
+                if (null != wakeUp)
+                {
+                    wakeUp.run();
+                }
+            }
         }
         else
         {

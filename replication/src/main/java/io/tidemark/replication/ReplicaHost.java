@@ -126,9 +126,10 @@ public final class ReplicaHost
         this.produceHandler = new ProduceHandler(ctx, sessions);
         this.roles = new ReplicaRoles(hostId, ctx, clock, sessions, fetchers);
         this.agent = new ReplicaHostAgent(this, ctx, errorHandler);
+        channel.onQueuedForHost(hostId, this::wakeUp);
         // a host process: the agent thread runs the media driver and the gateway too (see ReplicaOpener)
         this.opener = ctx.logMaintenanceThread() && ctx.threadingMode() == ReplicationContext.ThreadingMode.INVOKER ?
-            new ReplicaOpener(hostId, errorHandler) : null;
+            new ReplicaOpener(hostId, errorHandler, this::wakeUp) : null;
     }
 
     /** @return this host's id. */
@@ -167,8 +168,8 @@ public final class ReplicaHost
     }
 
     /**
-     * From any thread, after queuing produce requests: unpark the duty thread when its last cycle found no work, so
-     * that the requests do not wait out its idle strategy's park (up to 1 ms, or {@code QuietIdleStrategy}'s deeper
+     * From any thread, after queuing produce requests, a control message for this host or an opened replica: unpark
+     * the duty thread when its last cycle found no work, so that the work does not wait out its idle strategy's park (up to 1 ms, or {@code QuietIdleStrategy}'s deeper
      * park once the host was quiet; a host's wait for a datagram ends by {@link ReplicationContext#dutyWakeUp}). A
      * hint: a cycle that began before the request was queued and ends idle parks
      * anyway, and the request waits for the park as it would without the hint.

@@ -57,11 +57,19 @@ final class ReplicaOpener
     private final ErrorHandler errorHandler;
     private final ConcurrentLinkedQueue<Outcome> done = new ConcurrentLinkedQueue<>();
     private final Int2ObjectHashMap<PartitionState> opening = new Int2ObjectHashMap<>();
+    private final Runnable wakeUp;
     private volatile boolean closing;
 
-    ReplicaOpener(final int hostId, final ErrorHandler errorHandler)
+    /**
+     * @param hostId       the host, in the thread's name.
+     * @param errorHandler where a failure to hand back goes.
+     * @param wakeUp       rung after each open is done, so that the agent thread collects it without waiting out
+     *                     its idle wait; from the opener's thread.
+     */
+    ReplicaOpener(final int hostId, final ErrorHandler errorHandler, final Runnable wakeUp)
     {
         this.errorHandler = errorHandler;
+        this.wakeUp = wakeUp;
         this.executor = Executors.newSingleThreadExecutor((task) ->
         {
             final Thread thread = new Thread(task, "tidemark-replica-opener-" + hostId);
@@ -100,6 +108,7 @@ final class ReplicaOpener
             {
                 done.add(new Outcome(partitionId, null, ex));
             }
+            wakeUp.run();
         });
     }
 
