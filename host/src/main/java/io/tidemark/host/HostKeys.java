@@ -49,9 +49,10 @@ final class HostKeys
             .withDoc("`shared`: for machines whose cores other processes share. One thread runs the embedded media " +
             "driver (Aeron's INVOKER mode), the host's Aeron client, the gateway and every agent of the replica " +
             "host, and when idle waits for the next datagram on the driver's sockets (at most 1 ms after work, " +
-            "10 ms once it has had no work for 20 ms; [multi-host](multi-host.md)): an idle host costs little, and a " +
+            "50 ms once it has had no work for 20 ms; [multi-host](multi-host.md)): an idle host costs little, and a " +
             "message from another process is handled when it arrives (where the sockets cannot be reached the " +
-            "thread parks for those bounds instead, and a message waits up to the park). With an external driver " +
+            "thread parks instead, up to 1 ms after work and 10 ms once quiet, and a message waits up to the park). " +
+            "With an external driver " +
             "(`aeron.dir`) the " +
             "driver and the client's conductor keep their own threads. `latency`: for dedicated machines with cores " +
             "to spare: the host's agents, the gateway and the driver's sender and receiver each busy-spin on a " +
