@@ -199,6 +199,13 @@ class FrameAuthenticationTest
                 io.aeron.Publication publication = media.aeron().addPublication("aeron:ipc", 77))
             {
                 final long deadline = System.nanoTime() + 10_000_000_000L;
+                // connected first: every offer takes the writer's next sequence number, a refused one too (the
+                // receiver's window accepts the gap), and the caller checks the first frame's number
+                while (!publication.isConnected())
+                {
+                    assertTrue(System.nanoTime() < deadline, "connect");
+                    Thread.sleep(1);
+                }
                 long result;
                 while ((result = writer.offer(publication, type, 2, receiverEpoch, new UnsafeBuffer(payload), 0,
                     payload.length)) < 0)
