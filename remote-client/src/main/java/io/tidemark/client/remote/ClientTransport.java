@@ -167,9 +167,9 @@ final class ClientTransport implements AutoCloseable
     /**
      * Start the duty cycle on a thread of its own: {@code agent} runs it (calling {@link #progress}), and every
      * fragment {@link #progress} reads goes, reassembled, to {@code onReply}. With the driver invoked the thread
-     * waits for the next datagram when idle (1 ms at most after work, {@value DatagramWaitIdleStrategy#DEEP_WAIT_MS} ms once quiet: the agent's own timers, the
-     * HELLOs every {@value HostLinks#HELLO_INTERVAL_MS} ms at the most often, allow that); with an external driver
-     * it parks up to 100 us.
+     * waits for the next datagram when idle (1 ms at most after work, {@value DatagramWaitIdleStrategy#DEEP_WAIT_MS}
+     * ms once quiet: the agent's own timers, the HELLOs every {@value HostLinks#HELLO_INTERVAL_MS} ms at the most
+     * often, allow that); with an external driver it parks up to 100 us.
      */
     void start(final Agent agent, final FragmentHandler onReply, final ErrorHandler errorHandler)
     {
