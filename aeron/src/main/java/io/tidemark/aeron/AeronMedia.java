@@ -85,9 +85,11 @@ public final class AeronMedia implements AutoCloseable
      *                   at once but does not count as the caller's work.
      * @return the idle strategy of the one thread that runs this invoked driver in its duty cycle
      *         ({@link #launchEmbedded(Path, Profile, Consumer, boolean)}): a {@link DatagramWaitIdleStrategy} that waits
-     *         for the next datagram on the driver's sockets ({@link #awaitDatagram}), 1 ms at most after work and
-     *         {@value DatagramWaitIdleStrategy#DEEP_WAIT_MS} ms once quiet; a {@link QuietIdleStrategy} (parks of the
-     *         same bounds) when the driver's sockets cannot be reached. Each empty duty cycle of a driver polls every
+     *         for the next datagram on the driver's sockets ({@link #awaitDatagram}), at most as long as it has had no
+     *         work, from 1 ms to {@value DatagramWaitIdleStrategy#DEEP_WAIT_MS} ms (the graduated bound), and reads a
+     *         burst of datagrams cycle after cycle without a park ({@link #datagramReady}); a
+     *         {@link QuietIdleStrategy} (parks of 1 ms after work, 10 ms once quiet) when the driver's sockets cannot
+     *         be reached. Each empty duty cycle of a driver polls every
      *         socket with a system call, so spinning buys no latency here, only CPU (a profile of three hosts at
      *         saturation showed the sockets' empty reads as nine in ten of their system calls).
      */
@@ -99,8 +101,8 @@ public final class AeronMedia implements AutoCloseable
         }
         // after a cycle in which only the driver worked: one cycle more at once, then parks from 1 us; no yield (on
         // loaded cores a yield queues the thread behind the others for a time slice)
-        return new DatagramWaitIdleStrategy(this::awaitDatagram, driverWork, System::nanoTime,
-            new BackoffIdleStrategy(1, 0, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1)));
+        return new DatagramWaitIdleStrategy(this::awaitDatagram, driverWork, this::datagramReady, System::nanoTime,
+            new BackoffIdleStrategy(1, 0, TimeUnit.MICROSECONDS.toNanos(1), TimeUnit.MILLISECONDS.toNanos(1)), true);
     }
 
     /**
@@ -130,6 +132,17 @@ public final class AeronMedia implements AutoCloseable
             clientLock.unlock();
         }
         wait.select(timeoutMs);
+    }
+
+    /**
+     * @return whether a datagram waits on a socket of this invoked driver now (one the last {@link #awaitDatagram}
+     *         watched), without waiting; false without a datagram wait. Consumes a pending {@link #wakeDatagramWait},
+     *         as any wait does: call it only from the thread that runs the driver, before a cycle of its own.
+     */
+    public boolean datagramReady()
+    {
+        final DatagramWait wait = datagramWait;
+        return null != wait && wait.ready();
     }
 
     /**

@@ -146,6 +146,22 @@ final class DatagramWait implements AutoCloseable
     }
 
     /**
+     * @return whether a datagram is ready now on one of the channels registered here by the last {@link #resync},
+     *         without waiting. Clears a pending {@link #wakeup}, as {@link #select} does.
+     */
+    boolean ready()
+    {
+        try
+        {
+            return own.selectNow(IGNORE) > 0;
+        }
+        catch (final IOException | ClosedSelectorException | CancelledKeyException ex)
+        {
+            return false; // the driver is closing
+        }
+    }
+
+    /**
      * Register here the channels the driver added since the last call. Reads the driver's selectors' key sets, which
      * are not thread-safe: call it where the driver cannot run on another thread (under the Aeron client's lock of an
      * invoked driver, which every thread that runs the driver holds).

@@ -48,8 +48,8 @@ final class HostKeys
             .withDefaultText("`shared`")
             .withDoc("`shared`: for machines whose cores other processes share. One thread runs the embedded media " +
             "driver (Aeron's INVOKER mode), the host's Aeron client, the gateway and every agent of the replica " +
-            "host, and when idle waits for the next datagram on the driver's sockets (at most 1 ms after work, " +
-            "50 ms once it has had no work for 20 ms; [multi-host](multi-host.md)): an idle host costs little, and a " +
+            "host, and when idle waits for the next datagram on the driver's sockets (at most as long as it has had " +
+            "no work, from 1 ms to 50 ms; [multi-host](multi-host.md)): an idle host costs little, and a " +
             "message from another process is handled when it arrives (where the sockets cannot be reached the " +
             "thread parks instead, up to 1 ms after work and 10 ms once quiet, and a message waits up to the park). " +
             "With an external driver " +
