@@ -236,4 +236,71 @@ class ComponentTest
         assertArrayEquals(new int[]{ 2 }, after.isr());
         assertFalse(controller.hostAlive(0));
     }
+
+    /** Counts the controller's batches of writes; each is then written one by one, as the default does. */
+    private static final class BatchCountingStore extends ForwardingControllerStore
+    {
+        final List<Integer> batches = new java.util.ArrayList<>();
+        int singleWrites;
+
+        BatchCountingStore(final Path dir)
+        {
+            super(new FileControllerStore(dir));
+        }
+
+        @Override
+        public PartitionState compareAndSet(final int expectedVersion, final PartitionState next)
+        {
+            singleWrites++;
+            return delegate.compareAndSet(expectedVersion, next);
+        }
+
+        @Override
+        public List<PartitionState> compareAndSetAll(final List<PartitionState> nexts)
+        {
+            batches.add(nexts.size());
+            return super.compareAndSetAll(nexts);
+        }
+    }
+
+    @Test
+    void aHostsDeathIsStoredInOneBatchOfWritesElectionsAndIsrShrinksTogether()
+    {
+        final ControlChannel channel = new ControlChannel(3);
+        final BatchCountingStore store = new BatchCountingStore(dir.resolve("batch"));
+        final Controller controller = new Controller(store, new ReplicationContext(), channel);
+        for (int host = 0; host < 3; host++)
+        {
+            channel.toController(host, new ControlMessage.RegisterHost(host, 1, false));
+        }
+        controller.doWork();
+        final List<PartitionState> created = controller.createTopic("t", 6, 3, new int[]{ 0, 1, 2 });
+        for (final PartitionState state : created)
+        {
+            assertEquals(3, state.isr().length);
+        }
+        store.batches.clear();
+        final int singleWritesBefore = store.singleWrites;
+        channel.toController(1, new ControlMessage.UnregisterHost(1, 1));
+        controller.doWork();
+        assertEquals(List.of(6), store.batches, "every partition host 1 replicates, in one batch");
+        assertEquals(singleWritesBefore + 6, store.singleWrites, "the default writes the batch one by one");
+        for (final PartitionState before : created)
+        {
+            final PartitionState after = controller.partition(before.partitionId());
+            assertEquals(before.version() + 1, after.version());
+            assertFalse(after.inIsr(1), after.toString());
+            if (before.leader() == 1)
+            {
+                assertEquals(before.leaderEpoch() + 1, after.leaderEpoch(), "an election bumps the leader epoch");
+                assertTrue(after.leader() == 0 || after.leader() == 2, after.toString());
+            }
+            else
+            {
+                assertEquals(before.leader(), after.leader());
+                assertEquals(before.leaderEpoch(), after.leaderEpoch(), "a shrink keeps the leader epoch");
+            }
+        }
+        assertEquals(created.size(), store.all().size());
+    }
 }

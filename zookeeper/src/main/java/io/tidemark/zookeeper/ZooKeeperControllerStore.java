@@ -626,6 +626,150 @@ public final class ZooKeeperControllerStore extends CachedControllerStore
         return next;
     }
 
+    /**
+     * Write every change in one ZooKeeper transaction (up to {@value #MAX_CHANGES_PER_TRANSACTION} partitions each):
+     * the check of the controller epoch's version, then a compare-and-set on each partition znode's version. One round
+     * trip and one disk sync of the ZooKeeper servers for all of a dead host's partitions, where one write each took
+     * 20 to 80 ms on a loaded machine, one after the other. ZooKeeper applies a transaction whole or not at all: a
+     * controller that dies, or loses its connection, before the answer has written all of it or nothing, never a
+     * part (a lost answer is a {@link ZooKeeperStoreException}: the store's copy keeps the versions before, and the
+     * next compare-and-set from it misses if the transaction did commit, and reads what it wrote). When a partition's
+     * version no longer matches, nothing of the transaction is written and every partition of it is read again, so
+     * the controller decides again from what is stored.
+     *
+     * @throws ControllerFencedException when a newer controller has opened a store, or the hosts deposed this one.
+     */
+    @Override
+    public List<PartitionState> compareAndSetAll(final List<PartitionState> nexts)
+    {
+        final List<PartitionState> stored = new java.util.ArrayList<>(nexts.size());
+        for (int from = 0; from < nexts.size(); from += MAX_CHANGES_PER_TRANSACTION)
+        {
+            stored.addAll(compareAndSetTogether(
+                nexts.subList(from, Math.min(nexts.size(), from + MAX_CHANGES_PER_TRANSACTION))));
+        }
+        return stored;
+    }
+
+    /** Most partitions one transaction of {@link #compareAndSetAll} changes (a state is at most a few hundred bytes). */
+    static final int MAX_CHANGES_PER_TRANSACTION = 256;
+
+    private List<PartitionState> compareAndSetTogether(final List<PartitionState> nexts)
+    {
+        final PartitionState[] stored = new PartitionState[nexts.size()];
+        final List<Integer> written = new java.util.ArrayList<>(nexts.size());
+        final java.util.Set<Integer> ids = new java.util.HashSet<>();
+        for (int i = 0; i < nexts.size(); i++)
+        {
+            final PartitionState next = nexts.get(i);
+            if (!ids.add(next.partitionId()))
+            {
+                throw new IllegalArgumentException("partition " + next.partitionId() + " changed twice in one " +
+                    "transaction");
+            }
+            final PartitionState current = get(next.partitionId());
+            if (null != current && current.version() + 1 == next.version())
+            {
+                written.add(i); // otherwise not written (null), as compareAndSet
+            }
+        }
+        final List<CuratorOp> ops = new java.util.ArrayList<>(written.size() + 1);
+        try
+        {
+            ops.add(client.transactionOp().check().withVersion(epochZnodeVersion).forPath(epochPath()));
+            for (final int i : written)
+            {
+                final PartitionState next = nexts.get(i);
+                ops.add(client.transactionOp().setData().withVersion(next.version() - 1)
+                    .forPath(partitionPath(next.partitionId()), PartitionStateCodec.encode(next)));
+            }
+        }
+        catch (final Exception ex)
+        {
+            throw ZooKeeperCounters.failure("cannot prepare the partition writes", ex);
+        }
+        if (written.isEmpty())
+        {
+            return java.util.Arrays.asList(stored);
+        }
+        try
+        {
+            client.transaction().forOperations(ops);
+        }
+        catch (final KeeperException ex)
+        {
+            missed(ex, nexts, written);
+            return java.util.Arrays.asList(stored);
+        }
+        catch (final Exception ex)
+        {
+            throw ZooKeeperCounters.failure("cannot write " + written.size() + " partition states", ex);
+        }
+        for (final int i : written)
+        {
+            final PartitionState next = nexts.get(i);
+            states.set(next.partitionId(), next);
+            stored[i] = next;
+        }
+        return java.util.Arrays.asList(stored);
+    }
+
+    /**
+     * A transaction of {@link #compareAndSetTogether} failed whole: fenced when its epoch check failed; when a
+     * partition's version did not match, every partition it named is read again (ZooKeeper names only the first
+     * op that failed); any other failure is thrown.
+     */
+    private void missed(final KeeperException ex, final List<PartitionState> nexts, final List<Integer> written)
+    {
+        final List<OpResult> results = ex.getResults();
+        if (null == results || results.size() != written.size() + 1)
+        {
+            throw ZooKeeperCounters.failure("cannot write " + written.size() + " partition states", ex);
+        }
+        boolean badVersion = false;
+        for (int r = 0; r < results.size(); r++)
+        {
+            if (!(results.get(r) instanceof OpResult.ErrorResult error))
+            {
+                continue;
+            }
+            final int code = error.getErr();
+            if (code == KeeperException.Code.OK.intValue() ||
+                code == KeeperException.Code.RUNTIMEINCONSISTENCY.intValue())
+            {
+                continue;
+            }
+            if (r == 0)
+            {
+                throw new ControllerFencedException("controller epoch " + controllerEpoch + " was superseded by a " +
+                    "newer controller; refused: write " + written.size() + " partition states");
+            }
+            if (code != KeeperException.Code.BADVERSION.intValue())
+            {
+                throw ZooKeeperCounters.failure("cannot write " + written.size() + " partition states",
+                    KeeperException.create(KeeperException.Code.get(code), ex.getPath()));
+            }
+            badVersion = true;
+        }
+        if (!badVersion)
+        {
+            throw ZooKeeperCounters.failure("cannot write " + written.size() + " partition states", ex);
+        }
+        for (final int i : written)
+        {
+            final int id = nexts.get(i).partitionId();
+            try
+            {
+                states.set(id, read(id)); // another controller moved one on: decide again from what is stored
+            }
+            catch (final DamagedStateException damage)
+            {
+                states.set(id, null);
+                damaged.put(id, damage.getMessage());
+            }
+        }
+    }
+
     @Override
     public long reserveProducerIds(final int count)
     {

@@ -7,6 +7,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.net.ServerSocket;
+import java.util.Arrays;
+import java.util.List;
 import java.util.HashSet;
 import java.util.Set;
 
@@ -231,6 +233,71 @@ class ZooKeeperControllerStoreTest
         try (ZooKeeperControllerStore third = open())
         {
             assertEquals(state(0, 1, 2, 1, 2, 0), third.get(0));
+        }
+    }
+
+    @Test
+    void changesWrittenTogetherAreAllStoredOrNoneAndAStaleOneMakesTheStoreReadThemAgain() throws Exception
+    {
+        try (ZooKeeperControllerStore store = open())
+        {
+            for (int id = 0; id < 3; id++)
+            {
+                store.create(state(id, 0, id, 0, 0, 1, 2));
+            }
+            final List<PartitionState> first = store.compareAndSetAll(List.of(state(0, 1, 1, 1, 1, 2),
+                state(1, 1, 1, 0, 1, 2), state(2, 5, 2, 0, 2)));
+            assertEquals(Arrays.asList(state(0, 1, 1, 1, 1, 2), state(1, 1, 1, 0, 1, 2), null), first,
+                "an entry whose version is not the next is not written, as compareAndSet; the others are");
+            // Someone else moves partition 1 on in ZooKeeper: version 2 there.
+            final CuratorFramework client = zk.anonymousClient();
+            client.setData().withVersion(1).forPath(ROOT + "/partitions/1",
+                io.tidemark.replication.protocol.PartitionStateCodec.encode(state(1, 2, 2, 1, 2)));
+            final List<PartitionState> stale = store.compareAndSetAll(List.of(state(0, 2, 2, 2, 2),
+                state(1, 2, 2, 1, 2, 0), state(2, 1, 2, 0, 2, 0)));
+            assertEquals(Arrays.asList(null, null, null), stale, "one stale version: nothing is written");
+            try (ZooKeeperControllerStore reader = open())
+            {
+                assertEquals(state(0, 1, 1, 1, 1, 2), reader.get(0), "nothing half-written");
+                assertEquals(state(1, 2, 2, 1, 2), reader.get(1));
+                assertEquals(state(2, 0, 2, 0, 0, 1, 2), reader.get(2));
+            }
+            // the reader's store claimed a newer epoch: this one is fenced now, and writes nothing
+            assertThrows(ControllerFencedException.class, () -> store.compareAndSetAll(List.of(
+                state(0, 2, 2, 2, 2))));
+            assertEquals(state(1, 2, 2, 1, 2), store.get(1), "the stale partition was read again");
+        }
+        try (ZooKeeperControllerStore store = open())
+        {
+            assertEquals(state(0, 1, 1, 1, 1, 2), store.get(0), "the fenced batch wrote nothing");
+            assertEquals(List.of(state(0, 2, 2, 2, 2), state(2, 1, 2, 0, 2, 0)), store.compareAndSetAll(List.of(
+                state(0, 2, 2, 2, 2), state(2, 1, 2, 0, 2, 0))), "deciding again from what is stored succeeds");
+            assertThrows(IllegalArgumentException.class, () -> store.compareAndSetAll(List.of(
+                state(0, 3, 0, 3, 0), state(0, 3, 2, 3, 2))), "one partition twice in one transaction");
+            assertEquals(state(0, 2, 2, 2, 2), store.get(0));
+        }
+    }
+
+    @Test
+    void moreChangesThanOneTransactionTakesAreWrittenInSeveral()
+    {
+        final int count = ZooKeeperControllerStore.MAX_CHANGES_PER_TRANSACTION + 3;
+        try (ZooKeeperControllerStore store = open())
+        {
+            final List<PartitionState> nexts = new java.util.ArrayList<>();
+            for (int id = 0; id < count; id++)
+            {
+                store.create(state(id, 0, 0, 0, 0, 1, 2));
+                nexts.add(state(id, 1, 1, 1, 1, 2));
+            }
+            assertEquals(nexts, store.compareAndSetAll(nexts));
+        }
+        try (ZooKeeperControllerStore store = open())
+        {
+            for (int id = 0; id < count; id++)
+            {
+                assertEquals(state(id, 1, 1, 1, 1, 2), store.get(id));
+            }
         }
     }
 }

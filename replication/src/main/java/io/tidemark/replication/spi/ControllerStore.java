@@ -33,6 +33,25 @@ public interface ControllerStore extends AutoCloseable
      */
     PartitionState compareAndSet(int expectedVersion, PartitionState next);
 
+    /**
+     * Replace several partitions' states, each if its stored version is one less than the version it carries (as
+     * {@link #compareAndSet} does; one entry per partition). A store may write them all in one atomic step (the
+     * ZooKeeper store: one transaction, one round trip and one disk sync for all of them): then either every entry is
+     * stored, or none is and a version that did not match is read again. This default writes them one by one.
+     *
+     * @param nexts the new states, at most one per partition.
+     * @return for each entry, in order: the stored state, or null when it was not written.
+     */
+    default List<PartitionState> compareAndSetAll(final List<PartitionState> nexts)
+    {
+        final List<PartitionState> stored = new java.util.ArrayList<>(nexts.size());
+        for (final PartitionState next : nexts)
+        {
+            stored.add(compareAndSet(next.version() - 1, next));
+        }
+        return stored;
+    }
+
     /** @return the partition's state as last read or written by this store, or null when there is no such id (or its
      *         state is damaged). */
     PartitionState get(int partitionId);
