@@ -12,7 +12,8 @@ import java.util.ArrayList;
  * {@link PartitionAccumulator}. Owned by the producer's agent thread.
  * <p>
  * A batch is QUEUED until sent, then AWAITING an answer, RETRY after a failed attempt (resent after
- * {@code retry.backoff.ms}), and completed on success or on a final failure: a non-retriable error, {@code retries}
+ * {@code retry.backoff.ms}, or once another live host is known to lead the partition when its leader was gone: a
+ * failover), and completed on success or on a final failure: a non-retriable error, {@code retries}
  * used up, or {@code delivery.timeout.ms} passed (checked only between attempts, never while one is in flight). An
  * attempt counts as failed with an unknown outcome when its leader's host is gone (killed, stopped, restarted: its
  * queue died with it) or no answer came within twice {@code request.timeout.ms} (a lost request or answer).
@@ -242,7 +243,7 @@ final class PartitionSender
         }
         if (null != firstRetry)
         {
-            if (awaiting == 0 && now >= firstRetry.retryAtMs)
+            if (awaiting == 0 && retryDue(firstRetry, now))
             {
                 send(firstRetry, now); // recovery: one at a time, in sequence order
                 return 1;
@@ -289,7 +290,7 @@ final class PartitionSender
         for (int i = 0; i < inFlight.size() && awaiting < agent.maxInFlight(); )
         {
             final ProducerBatch batch = inFlight.get(i);
-            if (batch.state == ProducerBatch.RETRY && now >= batch.retryAtMs)
+            if (batch.state == ProducerBatch.RETRY && retryDue(batch, now))
             {
                 send(batch, now);
                 work++;
@@ -361,6 +362,7 @@ final class PartitionSender
         }
         else
         {
+            batch.target = target; // the leader it was meant for: a retry to that one waits out the back-off
             onAttemptFailed(batch, result, now); // not queued: certainly not appended
         }
     }
@@ -393,6 +395,29 @@ final class PartitionSender
         }
         batch.state = ProducerBatch.RETRY;
         batch.retryAtMs = now + agent.retryBackoffMs();
+    }
+
+    /**
+     * @return whether a batch waiting to be resent (RETRY) is due: its back-off has passed, or it failed with
+     *         NOT_LEADER and this client now knows another live host than the one its attempt went to as the
+     *         partition's leader. The leader moved (a failover): the retry goes to the new one as soon as it is
+     *         known, as Kafka's producer does once a NOT_LEADER answer names the new leader (KIP-951). The back-off
+     *         is for a leader not known yet or one that refused the batch itself; waiting it out after the new
+     *         leader was known added up to {@code retry.backoff.ms} (100 ms) to every failover's pause. The retry
+     *         goes to the leader the client knows, so a NOT_LEADER from that one backs off: no loop.
+     */
+    private boolean retryDue(final ProducerBatch batch, final long now)
+    {
+        if (now >= batch.retryAtMs)
+        {
+            return true;
+        }
+        if (batch.lastError != ReplicationError.NOT_LEADER)
+        {
+            return false;
+        }
+        final long leader = agent.channel().leaderInstance(source.partitionId);
+        return leader != ClusterConnection.NO_LEADER && leader != batch.target && !agent.channel().isGone(leader);
     }
 
     private ProducerBatch firstUnacknowledged()

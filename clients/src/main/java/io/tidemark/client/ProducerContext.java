@@ -39,7 +39,9 @@ public final class ProducerContext
     public static final String MAX_BLOCK_MS = "max.block.ms";
     /** Resends of a failed batch before its error is reported. Default Integer.MAX_VALUE. */
     public static final String RETRIES = "retries";
-    /** Pause before a failed batch is resent. Default 100. */
+    /**
+     * Pause before a failed batch is resent (one whose leader was gone: until another live host leads). Default 100.
+     */
     public static final String RETRY_BACKOFF_MS = "retry.backoff.ms";
     /** Upper bound from send to reported outcome (success or error), retries included. Default 120000. */
     public static final String DELIVERY_TIMEOUT_MS = "delivery.timeout.ms";
@@ -89,7 +91,8 @@ public final class ProducerContext
             .withDoc("Resends of a failed batch before its error is reported."),
             (c) -> c.retries, ProducerContext::retries)
         .define(ConfigKey.ofLong(RETRY_BACKOFF_MS, 100, 0, Integer.MAX_VALUE)
-            .withDoc("Pause before a failed batch is resent."),
+            .withDoc("Pause before a failed batch is resent; one whose leader was gone goes as soon as another " +
+                "live host leads."),
             (c) -> c.retryBackoffMs, ProducerContext::retryBackoffMs)
         .define(ConfigKey.ofLong(DELIVERY_TIMEOUT_MS, 120_000, 1, Long.MAX_VALUE / 2)
             .withDoc("Upper bound from send to reported outcome, retries included. Must be >= `linger.ms` + " +

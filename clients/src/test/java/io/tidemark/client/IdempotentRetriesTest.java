@@ -234,6 +234,42 @@ class IdempotentRetriesTest
     }
 
     @Test
+    void aBatchWhoseLeaderWasKilledGoesToTheNewLeaderOnceKnownWithoutWaitingOutTheBackOff()
+    {
+        try (Deterministic d = new Deterministic(root, 3, Deterministic.ctx().minInsyncReplicas(2)))
+        {
+            final TopicPartition tp = d.topic("t", 1, 3);
+            final long backOffMs = 600_000;
+            final Producer producer = d.producer(new ProducerContext().batchSize(256).lingerMs(0)
+                .requestTimeoutMs(5_000).retryBackoffMs(backOffMs).deliveryTimeoutMs(3_600_000));
+            final Outcomes outcomes = new Outcomes();
+            final ProducerRecord record = new ProducerRecord().topic("t").partition(0);
+            final List<String> sent = new ArrayList<>();
+            sent.add("before");
+            producer.sendAsync(record.value("before"), outcomes.callback("before"));
+            d.advanceUntil(() -> outcomes.size() == 1, 5_000, "a first batch acknowledged");
+            // queued to the leader and not answered when it dies: in flight to a host that is gone
+            for (int i = 0; i < 5; i++)
+            {
+                final String value = "during-" + i;
+                producer.sendAsync(record.value(value), outcomes.callback(value));
+                sent.add(value);
+            }
+            producer.invokeAgent();
+            final int killed = d.leader(tp);
+            d.cluster.killHost(killed);
+            final long killedAtMs = d.clock.time();
+            d.advanceUntil(() -> outcomes.size() == sent.size(), 30_000, "every send completes");
+            assertTrue(d.clock.time() - killedAtMs < backOffMs, "resent to the new leader once it was known, not " +
+                "after the back-off");
+            assertEquals(sent.size(), outcomes.acknowledged().size(), "every record acknowledged: " + outcomes.failed());
+            assertEquals(sent, d.committed(tp), "exactly once, in send order");
+            assertTrue(d.leader(tp) != killed, "another host leads");
+            assertTrue(d.errors.isEmpty(), d.errors.toString());
+        }
+    }
+
+    @Test
     void aBatchFailingForGoodMidPipelineStartsANewEpochAndTheRestLandsOnceInOrder()
     {
         try (Deterministic d = new Deterministic(root, 3, Deterministic.ctx().minInsyncReplicas(2)))
