@@ -35,9 +35,10 @@ public interface ControllerStore extends AutoCloseable
 
     /**
      * Replace several partitions' states, each if its stored version is one less than the version it carries (as
-     * {@link #compareAndSet} does; one entry per partition). A store may write them all in one atomic step (the
-     * ZooKeeper store: one transaction, one round trip and one disk sync for all of them): then either every entry is
-     * stored, or none is and a version that did not match is read again. This default writes them one by one.
+     * {@link #compareAndSet} does; one entry per partition). A store may write them in atomic steps (the ZooKeeper
+     * store: one transaction, one round trip and one disk sync, per up to 256 partitions): within a step either every
+     * entry is stored, or none is and a version that did not match is read again. This default writes them one by
+     * one.
      *
      * @param nexts the new states, at most one per partition.
      * @return for each entry, in order: the stored state, or null when it was not written.
