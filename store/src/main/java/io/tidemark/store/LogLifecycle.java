@@ -79,7 +79,13 @@ final class LogLifecycle
             this.writer = new LogWriter(ctx, counters, segments, flusher, loaded.lastLeaderEpoch);
             this.truncation = new LogTruncation(ctx, maxIndexEntries, segments, flusher, writer, counters);
             this.retention = new LogRetention(ctx, segments, flusher, counters);
-            if (loaded.recovered)
+            if (loaded.forceDeferrable)
+            {
+                // Forcing what a kill left unflushed (hundreds of MB of dirty pages) took most of a host's restart
+                // on a busy disk; nothing new is claimed flushed until the agent has forced it (LogAgent).
+                flusher.requestRecoveryFlush();
+            }
+            else if (loaded.recovered)
             {
                 flusher.lock().lock();
                 try

@@ -60,6 +60,9 @@ final class LogLoader
 
     private int segmentsDeleted;
     private boolean modified;
+    /** The recovery point and log start offset as the checkpoint has them (-1: none). */
+    private long checkpointedRecoveryPoint = -1;
+    private long checkpointedLogStart = -1;
 
     /** The outcome of a load. */
     static final class Loaded
@@ -69,6 +72,11 @@ final class LogLoader
         final long recoveryPoint;
         final int lastLeaderEpoch;
         final boolean recovered;
+        /**
+         * An unclean open that changed nothing the checkpoint describes (no truncation, deletion, loss or finding):
+         * the force of the re-validated data may wait for the log agent.
+         */
+        final boolean forceDeferrable;
         final RecoveryReport report;
 
         Loaded(
@@ -77,6 +85,7 @@ final class LogLoader
             final long recoveryPoint,
             final int lastLeaderEpoch,
             final boolean recovered,
+            final boolean forceDeferrable,
             final RecoveryReport report)
         {
             this.segments = segments;
@@ -84,6 +93,7 @@ final class LogLoader
             this.recoveryPoint = recoveryPoint;
             this.lastLeaderEpoch = lastLeaderEpoch;
             this.recovered = recovered;
+            this.forceDeferrable = forceDeferrable;
             this.report = report;
         }
     }
@@ -155,6 +165,8 @@ final class LogLoader
         state.clean = cleanShutdown;
         state.recoveryPoint = checkpoint.recoveryPoint();
         state.logStart = checkpoint.logStartOffset();
+        checkpointedRecoveryPoint = state.recoveryPoint;
+        checkpointedLogStart = state.logStart;
         if (state.checkpointStatus != CheckpointFile.Status.OK)
         {
             if (anySegment)
@@ -368,8 +380,14 @@ final class LogLoader
             segmentLoader.batchesScanned(), segmentLoader.recordsScanned(), segmentLoader.bytesScanned(),
             segmentLoader.bytesTruncated(), segmentsDeleted, segmentLoader.indexesRebuilt(),
             logStart, logEnd, System.nanoTime() - startNs, List.copyOf(notes), List.copyOf(losses));
+        // a plain kill: the data above the recovery point was re-validated and nothing was cut, deleted, lost or
+        // found; the recovery point and the log start stay as checkpointed until the agent forces that data
+        final boolean forceDeferrable = !clean && !modified && checkpointStatus == CheckpointFile.Status.OK &&
+            notes.isEmpty() && losses.isEmpty() && segmentsDeleted == 0 && segmentLoader.bytesTruncated() == 0 &&
+            segmentLoader.indexesRebuilt() == segmentLoader.segmentsRecovered() && recoveryPoint >= 0 &&
+            recoveryPoint == checkpointedRecoveryPoint && logStart == checkpointedLogStart;
         return new Loaded(segments, logStart, recoveryPoint, lastEpoch, modified || segmentLoader.modified() || !clean,
-            report);
+            forceDeferrable, report);
     }
 
     private void lose(final RecoveryReport.LossKind kind, final long from, final long to, final String why)
