@@ -161,9 +161,8 @@ final class LogAgent implements Agent
         }
         work += segments.prepareSpare(tail, nowMs);
         final long logEnd = writer.logEndOffset();
-        // an unclean open leaves the force of what it re-validated to this agent (LogLifecycle): off the open's path
-        final boolean flushDue = (flusher.recoveryFlushPending() || ctx.flushIntervalMs() != Long.MAX_VALUE &&
-            nowMs - flusher.lastFlushTimeMs() >= ctx.flushIntervalMs()) && flusher.recoveryPoint() < logEnd;
+        final boolean flushDue = ctx.flushIntervalMs() != Long.MAX_VALUE &&
+            nowMs - flusher.lastFlushTimeMs() >= ctx.flushIntervalMs() && flusher.recoveryPoint() < logEnd;
         boolean rollFlushDue = false;
         if (!flushDue && flusher.rollFlushPending())
         {

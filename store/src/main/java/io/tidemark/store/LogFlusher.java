@@ -44,12 +44,6 @@ final class LogFlusher
     private volatile boolean rollFlushPending;
     /** Files were created, renamed or deleted since the last directory fsync. */
     private volatile boolean directoryDirty;
-    /**
-     * An unclean open re-validated the data above the recovery point and changed nothing the checkpoint describes:
-     * the agent forces it and moves the recovery point up at its first cycle, off the opening thread (set before the
-     * agent runs, cleared under the lock).
-     */
-    private volatile boolean recoveryFlushPending;
     /** The failure that took the log offline, or null: the one fail-stop switch. */
     private volatile StorageException offlineCause;
 
@@ -106,22 +100,6 @@ final class LogFlusher
         final boolean pending = rollFlushPending;
         rollFlushPending = false;
         return pending;
-    }
-
-    /**
-     * Defer the force of the data an unclean open re-validated to the log agent ({@link #recoveryFlushPending()}).
-     * Until it runs the recovery point stays where the checkpoint has it, so a crash before then re-validates the
-     * same data again: nothing is claimed flushed that is not.
-     */
-    void requestRecoveryFlush()
-    {
-        recoveryFlushPending = true;
-    }
-
-    /** @return whether the force an unclean open deferred is still to be done. */
-    boolean recoveryFlushPending()
-    {
-        return recoveryFlushPending;
     }
 
     boolean rollFlushPending()
@@ -195,10 +173,6 @@ final class LogFlusher
                 sync.forceDirectory(dir);
             }
             lastFlushTimeMs = clock.time();
-            if (count == segments.length)
-            {
-                recoveryFlushPending = false; // everything was forced: the deferred recovery flush is done too
-            }
         }
         catch (final IOException | UncheckedIOException ex)
         {

@@ -79,13 +79,12 @@ final class LogLifecycle
             this.writer = new LogWriter(ctx, counters, segments, flusher, loaded.lastLeaderEpoch);
             this.truncation = new LogTruncation(ctx, maxIndexEntries, segments, flusher, writer, counters);
             this.retention = new LogRetention(ctx, segments, flusher, counters);
-            if (loaded.forceDeferrable)
-            {
-                // Forcing what a kill left unflushed (hundreds of MB of dirty pages) took most of a host's restart
-                // on a busy disk; nothing new is claimed flushed until the agent has forced it (LogAgent).
-                flusher.requestRecoveryFlush();
-            }
-            else if (loaded.recovered)
+            // A plain kill (loaded.checkpointStands): the checkpoint still describes the log, so the open neither forces
+            // the tail it re-validated nor moves the recovery point; that tail is flushed as any unflushed append is
+            // (flush interval, roll, close), and a crash before then re-validates it again. Forcing what a kill left
+            // unflushed here (hundreds of MB of dirty pages) was a third of a restarted host's log phase; deferred to
+            // the log agent instead, it held the flush lock that a restarted follower's truncation waits for.
+            if (loaded.recovered && !loaded.checkpointStands)
             {
                 flusher.lock().lock();
                 try

@@ -74,9 +74,9 @@ final class LogLoader
         final boolean recovered;
         /**
          * An unclean open that changed nothing the checkpoint describes (no truncation, deletion, loss or finding):
-         * the force of the re-validated data may wait for the log agent.
+         * the re-validated data need not be forced, nor the checkpoint written, before the log is used.
          */
-        final boolean forceDeferrable;
+        final boolean checkpointStands;
         final RecoveryReport report;
 
         Loaded(
@@ -85,7 +85,7 @@ final class LogLoader
             final long recoveryPoint,
             final int lastLeaderEpoch,
             final boolean recovered,
-            final boolean forceDeferrable,
+            final boolean checkpointStands,
             final RecoveryReport report)
         {
             this.segments = segments;
@@ -93,7 +93,7 @@ final class LogLoader
             this.recoveryPoint = recoveryPoint;
             this.lastLeaderEpoch = lastLeaderEpoch;
             this.recovered = recovered;
-            this.forceDeferrable = forceDeferrable;
+            this.checkpointStands = checkpointStands;
             this.report = report;
         }
     }
@@ -381,13 +381,13 @@ final class LogLoader
             segmentLoader.bytesTruncated(), segmentsDeleted, segmentLoader.indexesRebuilt(),
             logStart, logEnd, System.nanoTime() - startNs, List.copyOf(notes), List.copyOf(losses));
         // a plain kill: the data above the recovery point was re-validated and nothing was cut, deleted, lost or
-        // found; the recovery point and the log start stay as checkpointed until the agent forces that data
-        final boolean forceDeferrable = !clean && !modified && checkpointStatus == CheckpointFile.Status.OK &&
+        // found; the recovery point and the log start stay as checkpointed until a flush forces that data
+        final boolean checkpointStands = !clean && !modified && checkpointStatus == CheckpointFile.Status.OK &&
             notes.isEmpty() && losses.isEmpty() && segmentsDeleted == 0 && segmentLoader.bytesTruncated() == 0 &&
             segmentLoader.indexesRebuilt() == segmentLoader.segmentsRecovered() && recoveryPoint >= 0 &&
             recoveryPoint == checkpointedRecoveryPoint && logStart == checkpointedLogStart;
         return new Loaded(segments, logStart, recoveryPoint, lastEpoch, modified || segmentLoader.modified() || !clean,
-            forceDeferrable, report);
+            checkpointStands, report);
     }
 
     private void lose(final RecoveryReport.LossKind kind, final long from, final long to, final String why)

@@ -547,6 +547,16 @@ final class Segment
         }
     }
 
+    /**
+     * Count none of this segment's data as forced (loader, before the segment is published): a recovery re-validated
+     * it from the page cache, which a kill leaves with dirty pages, so the next flush must force it before the
+     * recovery point may pass it.
+     */
+    void markUnflushed()
+    {
+        flushedPosition = 0;
+    }
+
     boolean needsFlush()
     {
         return flushedPosition < size() || (sealed && !trimmed);

@@ -310,6 +310,9 @@ final class SegmentLoader
             segment.resetState(validEnd, files.baseOffset(), Long.MIN_VALUE, 0);
             replayRecovered(segment, validEnd, walk);
             segment.resetState(validEnd, walk.endOffset, segment.maxTimestamp(), segmentBytesSinceIndex(segment));
+            // re-validated from the page cache, not known to be on disk: the next flush forces it all (a recovery
+            // point moved past it without that force would claim flushed what a power loss can still take)
+            segment.markUnflushed();
         }
         else
         {
@@ -318,8 +321,10 @@ final class SegmentLoader
                 if (file.length() != validEnd)
                 {
                     file.setLength(validEnd);
-                    sync.force(file.getChannel(), true);
                 }
+                // above the recovery point, so not known to be on disk; opened read-only and so never forced by a
+                // flush (see Segment#markUnflushed for the active one)
+                sync.force(file.getChannel(), true);
             }
             segment = SegmentOpener.openSealed(files, maxIndexEntries, true);
             replayRecovered(segment, segment.size(), walk);
