@@ -177,6 +177,8 @@ class ZooKeeperControllerFailoverTest
             try
             {
                 assertTrue(waitFor(() -> killed.controllerHostId() == 1));
+                // the killed incarnation's candidacy is created in the background: wait until it is there
+                assertTrue(waitFor(() -> candidacies(controllerClient) == 2), "both candidacies created");
                 final ZooKeeperControllerFailover failover = new ZooKeeperControllerFailover(restarted, ROOT, 0, 3,
                     1_000);
                 assertEquals(1, failover.deleteStaleCandidacies(restarted.getZookeeperClient().getZooKeeper()
@@ -211,6 +213,18 @@ class ZooKeeperControllerFailoverTest
             return count == 1;
         }), "one controller elected");
         return found[0];
+    }
+
+    private static int candidacies(final CuratorFramework client)
+    {
+        try
+        {
+            return client.getChildren().forPath(ROOT + "/" + ZooKeeperControllerElection.ELECTION).size();
+        }
+        catch (final Exception ex)
+        {
+            return -1;
+        }
     }
 
     private static boolean waitFor(final BooleanSupplier condition) throws InterruptedException
