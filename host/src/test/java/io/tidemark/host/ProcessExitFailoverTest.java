@@ -42,11 +42,14 @@ class ProcessExitFailoverTest
             cluster.kill(killed);
             assertTrue(ProcessCluster.await(() -> newLeader(cluster, plain, killed), 60_000),
                 "a new leader: " + cluster.state(TOPIC, plain));
+            // the election is in ZooKeeper before every log line that led to it is written out: wait for them
+            assertTrue(ProcessCluster.await(() -> cluster.host(controller).output().contains(
+                "host " + controller + ": the process of host " + killed), 30_000),
+                "the controller's host saw the process exit:\n" + cluster.host(controller).output());
+            assertTrue(ProcessCluster.await(() -> cluster.host(controller).output().contains(
+                "host " + killed + " reported down by its liveness source"), 30_000),
+                "and acted on it:\n" + cluster.host(controller).output());
             final String controllerLog = cluster.host(controller).output();
-            assertTrue(controllerLog.contains("host " + controller + ": the process of host " + killed),
-                "the controller's host saw the process exit:\n" + controllerLog);
-            assertTrue(controllerLog.contains("host " + killed + " reported down by its liveness source"),
-                "and acted on it:\n" + controllerLog);
             assertFalse(controllerLog.contains("host " + killed + " session expired"),
                 "not on the heartbeat session:\n" + controllerLog);
 
@@ -58,18 +61,22 @@ class ProcessExitFailoverTest
             cluster.kill(controller);
             assertTrue(ProcessCluster.await(() -> newLeader(cluster, controllerPartition, controller), 60_000),
                 "a new leader: " + cluster.state(TOPIC, controllerPartition));
-            boolean deposedOnExit = false;
-            for (int id = 0; id < 3; id++)
-            {
-                if (id != controller)
-                {
-                    deposedOnExit |= cluster.host(id).output().contains("deposed the controller on host " +
-                        controller + ": its process exited");
-                }
-            }
-            assertTrue(deposedOnExit, "a host deposed the killed controller on its exit:\n" +
+            assertTrue(ProcessCluster.await(() -> deposedOnExit(cluster, controller), 30_000), "a host deposed the killed controller on its exit:\n" +
                 cluster.host((controller + 1) % 3).output() + "\n" + cluster.host((controller + 2) % 3).output());
         }
+    }
+
+    private static boolean deposedOnExit(final ProcessCluster cluster, final int controller)
+    {
+        for (int id = 0; id < 3; id++)
+        {
+            if (id != controller && cluster.host(id).output().contains("deposed the controller on host " +
+                controller + ": its process exited"))
+            {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static boolean newLeader(final ProcessCluster cluster, final int partition, final int old)
